@@ -1,0 +1,18 @@
+// Pinning: a sample that migrates between CPUs mid-call measures the migration.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace perflab {
+
+struct Pinning {
+    int cpu = -1;             // the CPU we run on, -1 when pinning failed
+    std::string error;        // why it failed, for the report
+};
+
+// Pins the calling thread to one CPU it is allowed on (the last one in its mask,
+// which on most systems takes fewer device interrupts than CPU 0), or to `cpu`.
+Pinning pin_to_one_cpu(std::optional<int> cpu = std::nullopt);
+
+}  // namespace perflab

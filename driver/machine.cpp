@@ -1,0 +1,152 @@
+#include "machine.hpp"
+
+#include <cpuid.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace perflab {
+namespace {
+
+std::string read_line(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::string s;
+    std::getline(in, s);
+    return s;
+}
+
+std::string cpu_model_from_cpuid() {
+    unsigned regs[12] = {};
+    unsigned max_ext = __get_cpuid_max(0x80000000, nullptr);
+    if (max_ext < 0x80000004) return "unknown x86-64";
+    for (unsigned i = 0; i < 3; ++i)
+        __get_cpuid(0x80000002 + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2], &regs[4 * i + 3]);
+    char name[49] = {};
+    std::memcpy(name, regs, 48);
+    std::string s(name);
+    s.erase(0, s.find_first_not_of(' '));
+    s.erase(s.find_last_not_of(' ') + 1);
+    return s;
+}
+
+bool is_amd() {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+    return b == 0x68747541;  // "Auth" of AuthenticAMD
+}
+
+// AMD's legacy leaves encode L2/L3 associativity as a code, not a count.
+int amd_assoc(unsigned code) {
+    static const int table[16] = {0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0};
+    return table[code & 0xf];
+}
+
+void mark_plausibility(std::vector<CacheLevel>& caches) {
+    for (auto& c : caches) c.plausible = c.size_bytes > 0 && c.size_bytes <= kPlausibleCacheLimit;
+}
+
+}  // namespace
+
+const CacheLevel* MachineInfo::level(int n) const {
+    for (const auto& c : caches)
+        if (c.level == n && c.type != "Instruction") return &c;
+    return nullptr;
+}
+
+const CacheLevel* MachineInfo::last_level() const {
+    const CacheLevel* best = nullptr;
+    for (const auto& c : caches)
+        if (c.type != "Instruction" && c.plausible && (!best || c.level > best->level)) best = &c;
+    return best;
+}
+
+std::optional<std::size_t> parse_sysfs_size(const std::string& text) {
+    if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
+    std::size_t pos = 0;
+    unsigned long long v = std::stoull(text, &pos);
+    std::string unit = text.substr(pos);
+    if (unit.empty()) return v;
+    switch (unit[0]) {
+        case 'K': return v << 10;
+        case 'M': return v << 20;
+        case 'G': return v << 30;
+        default: return std::nullopt;
+    }
+}
+
+std::vector<CacheLevel> read_sysfs_caches(const std::string& cpu_dir) {
+    namespace fs = std::filesystem;
+    std::vector<CacheLevel> out;
+    std::error_code ec;
+    fs::path dir = fs::path(cpu_dir) / "cache";
+    if (!fs::is_directory(dir, ec)) return out;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        if (entry.path().filename().string().rfind("index", 0) != 0) continue;
+        CacheLevel c;
+        c.type = read_line(entry.path() / "type");
+        if (c.type == "Instruction") continue;
+        try {
+            c.level = std::stoi(read_line(entry.path() / "level"));
+            c.size_bytes = parse_sysfs_size(read_line(entry.path() / "size")).value_or(0);
+            std::string ways = read_line(entry.path() / "ways_of_associativity");
+            c.ways = ways.empty() ? 0 : std::stoi(ways);
+            std::string line = read_line(entry.path() / "coherency_line_size");
+            c.line_bytes = line.empty() ? 0 : std::stoi(line);
+        } catch (const std::exception&) {
+            continue;  // a half-populated entry is as good as none
+        }
+        c.source = "sysfs";
+        out.push_back(c);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.level < b.level; });
+    mark_plausibility(out);
+    return out;
+}
+
+std::vector<CacheLevel> read_cpuid_caches() {
+    std::vector<CacheLevel> out;
+    unsigned a, b, c, d;
+    if (is_amd() && __get_cpuid_max(0x80000000, nullptr) >= 0x80000006) {
+        __get_cpuid(0x80000005, &a, &b, &c, &d);
+        unsigned l1_assoc = (c >> 16) & 0xff;
+        out.push_back({1, "Data", std::size_t((c >> 24) & 0xff) << 10,
+                       l1_assoc == 0xff ? 0 : int(l1_assoc), int(c & 0xff), "cpuid 0x80000005", true});
+        __get_cpuid(0x80000006, &a, &b, &c, &d);
+        if ((c >> 16) != 0)
+            out.push_back({2, "Unified", std::size_t(c >> 16) << 10, amd_assoc((c >> 12) & 0xf),
+                           int(c & 0xff), "cpuid 0x80000006", true});
+        if ((d >> 18) != 0)
+            out.push_back({3, "Unified", std::size_t(d >> 18) << 19, amd_assoc((d >> 12) & 0xf),
+                           int(d & 0xff), "cpuid 0x80000006", true});
+    } else if (__get_cpuid_max(0, nullptr) >= 4) {
+        // Intel's deterministic cache parameters, one subleaf per cache.
+        for (unsigned sub = 0; sub < 16; ++sub) {
+            __cpuid_count(4, sub, a, b, c, d);
+            unsigned type = a & 0x1f;
+            if (type == 0) break;
+            if (type == 2) continue;  // instruction cache
+            int ways = int((b >> 22) & 0x3ff) + 1;
+            int partitions = int((b >> 12) & 0x3ff) + 1;
+            int line = int(b & 0xfff) + 1;
+            std::size_t sets = std::size_t(c) + 1;
+            out.push_back({int((a >> 5) & 7), type == 1 ? "Data" : "Unified",
+                           std::size_t(ways) * partitions * line * sets, ways, line, "cpuid 4", true});
+        }
+    }
+    mark_plausibility(out);
+    return out;
+}
+
+MachineInfo read_machine_info() {
+    MachineInfo m;
+    m.cpu_model = cpu_model_from_cpuid();
+    m.logical_cpus = int(std::thread::hardware_concurrency());
+    m.caches = read_sysfs_caches("/sys/devices/system/cpu/cpu0");
+    if (m.caches.empty()) m.caches = read_cpuid_caches();
+    return m;
+}
+
+}  // namespace perflab

@@ -1,0 +1,45 @@
+// What the machine is: CPU model and data-cache geometry, each figure with the place
+// it came from, because on VMs the OS often reports nothing and CPUID can report
+// nonsense (a 508 MiB "L3" on the course machines).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace perflab {
+
+struct CacheLevel {
+    int level = 0;               // 1, 2, 3
+    std::string type;            // "Data", "Unified"
+    std::size_t size_bytes = 0;
+    int ways = 0;                // 0 = fully associative or unknown
+    int line_bytes = 0;
+    std::string source;          // "sysfs", "cpuid 0x80000005", "cpuid 4", ...
+    bool plausible = true;       // false when the reported size cannot be real
+};
+
+struct MachineInfo {
+    std::string cpu_model;
+    int logical_cpus = 0;
+    std::vector<CacheLevel> caches;  // data and unified levels, L1 first
+
+    const CacheLevel* level(int n) const;
+    const CacheLevel* l1d() const { return level(1); }
+    // The last level whose size is plausible: what a cache simulation should model.
+    const CacheLevel* last_level() const;
+};
+
+// Reads sysfs when it has cache entries, CPUID otherwise.
+MachineInfo read_machine_info();
+
+// Parsers, exposed for tests on recorded inputs.
+std::optional<std::size_t> parse_sysfs_size(const std::string& text);  // "48K" -> 49152
+std::vector<CacheLevel> read_sysfs_caches(const std::string& cpu_dir);
+std::vector<CacheLevel> read_cpuid_caches();
+
+// Largest cache a real part of this generation could have; a larger report is flagged.
+inline constexpr std::size_t kPlausibleCacheLimit = std::size_t{256} << 20;
+
+}  // namespace perflab
