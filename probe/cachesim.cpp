@@ -104,7 +104,8 @@ BlockOutcome CacheSim::reference(std::uint64_t block, bool write) {
             line = static_cast<std::uint32_t>(lines_.size());
             lines_.push_back(Line{block, none, none, false});
             ++set.used;
-            if (lines_.size() * 2 > table_.size())
+            // At most a quarter full, probe runs stay a slot or two long.
+            if (lines_.size() * 4 > table_.size())
                 grow_table(); // indexes every line, the new one included
             else
                 insert(block, line);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -13,12 +14,19 @@ namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+// A table rather than range tests: address parsing is most of a trace's cost.
+constexpr auto hex_values = [] {
+    std::array<std::int8_t, 256> values{};
+    values.fill(-1);
+    for (int d = 0; d < 10; ++d) values['0' + d] = static_cast<std::int8_t>(d);
+    for (int d = 0; d < 6; ++d) {
+        values['a' + d] = static_cast<std::int8_t>(10 + d);
+        values['A' + d] = static_cast<std::int8_t>(10 + d);
+    }
+    return values;
+}();
+
+int hex_digit(char c) { return hex_values[static_cast<unsigned char>(c)]; }
 
 TraceLine malformed(const char* problem) {
     TraceLine line;
