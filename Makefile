@@ -15,7 +15,7 @@ B        := build
 KCFLAGS  ?= -O2 -Wall -g
 KERNELS  ?= kernels/kernels.c
 CXXFLAGS ?= -O2 -g -Wall -Wextra
-PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Idriver -Ikernels -Iprobe -MMD -MP
+PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Idriver -Ikernels -Ireference -Iprobe -MMD -MP
 PERFLAB_LDLIBS   := -lfmt -lpfm -lm -pthread
 
 # Debian packages the build needs; mk/deps.sh installs them or prints the command.
@@ -45,7 +45,7 @@ $(B)/obj/%.o: %.cpp | $(DEPS_STAMP)
 # C sources that are kernels (reference/) get exactly the student's flags.
 $(B)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -Ikernels -c $< -o $@
+	$(CC) $(KCFLAGS) -Ikernels -Ireference -c $< -o $@
 
 ALL_TARGETS :=
 TEST_BINARIES :=

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Repeatability of the driver (issue 2's benchmark): N back-to-back `driver -t -g`
+# runs of one kernels file; prints each run's bestscores and the coefficient of
+# variation of each kernel's mean speedup. Goal: CV <= 2% on the course machines.
+#   bench/repeatability.sh [DRIVER] [RUNS]
+set -euo pipefail
+driver=${1:-./driver}
+runs=${2:-10}
+[ -x "$driver" ] || { echo "repeatability: no driver at $driver: run make first" >&2; exit 1; }
+scores=()
+for ((i = 1; i <= runs; i++)); do
+  line=$("$driver" -t -g | tail -n 1)
+  echo "run $i: $line"
+  scores+=("$line")
+done
+printf '%s\n' "${scores[@]}" | awk -F: '
+  { r[NR] = $2; s[NR] = $3 }
+  function cv(a, n,   i, m, ss) { for (i = 1; i <= n; i++) m += a[i]; m /= n
+    for (i = 1; i <= n; i++) ss += (a[i] - m) ^ 2; return sqrt(ss / (n - 1)) / m * 100 }
+  END { printf "rotate: CV %.2f%% over %d runs\nsmooth: CV %.2f%% over %d runs\n", cv(r, NR), NR, cv(s, NR), NR }'

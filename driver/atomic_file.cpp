@@ -1,0 +1,43 @@
+#include "atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace perflab {
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+    if (path == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+        return;
+    }
+    std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
+    auto fail = [&](const char* what) {
+        int err = errno;
+        unlink(tmp.c_str());
+        throw std::runtime_error(fmt::format("cannot write '{}' ({}: {}): check the directory exists and is writable",
+                                             path, what, std::strerror(err)));
+    };
+    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fail("open");
+    std::size_t done = 0;
+    while (done < text.size()) {
+        ssize_t n = write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            close(fd);
+            fail("write");
+        }
+        done += std::size_t(n);
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) fail("fsync");
+    if (rename(tmp.c_str(), path.c_str()) != 0) fail("rename");
+}
+
+}  // namespace perflab

@@ -1,0 +1,140 @@
+// The driver: options -> plan -> measurements -> results -> reports.
+#include <cstdio>
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "affinity.hpp"
+#include "atomic_file.hpp"
+#include "baseline.hpp"
+#include "cache_clear.hpp"
+#include "clock.hpp"
+#include "machine.hpp"
+#include "options.hpp"
+#include "plan.hpp"
+#include "registry.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+#include "scoring.hpp"
+#include "student.hpp"
+
+namespace perflab {
+namespace {
+
+// A fatal problem with what the user asked for: one line, exit status 1.
+int fail(const char* argv0, const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n", argv0, message.c_str());
+    return 1;
+}
+
+std::string calibration_toml(const std::vector<KernelResult>& kernels, const RunResult& run) {
+    BaselineFile b;
+    for (const auto& kr : kernels) {
+        auto& out = kr.kernel == Kernel::rotate ? b.rotate : b.smooth;
+        for (std::size_t i = 0; i < kr.dims.size() && i < kr.baseline_cpes.size(); ++i)
+            out[kr.dims[i]] = kr.baseline_cpes[i];
+    }
+    return baseline_to_toml(b, fmt::format("Measured on {} with {}.", run.machine.cpu_model, run.clock.description));
+}
+
+int run_driver(int argc, char** argv) {
+    ParseOutcome parsed = parse_options(argc, argv);
+    if (!parsed.options) return parsed.exit_code;
+    const Options& opt = *parsed.options;
+    const char* argv0 = argv[0];
+
+    StudentFile student = load_student_file();
+    const Registry& registry = global_registry();
+
+    if (opt.dump_file) {
+        try {
+            write_file_atomically(*opt.dump_file, function_list(registry));
+        } catch (const std::exception& e) {
+            return fail(argv0, e.what());
+        }
+    }
+    if (opt.quit_after_dump) return 0;
+
+    RunResult run;
+    if (!opt.skip_team_check && !opt.calibrate) {
+        if (student.team.team == "bovik") {
+            std::printf("%s: Please fill in the team struct in kernels.c.\n", argv0);
+            return 1;
+        }
+        run.team = student.team;
+    }
+
+    std::optional<BaselineFile> baseline;
+    ScoringPolicy policy = default_policy();
+    Plan plan;
+    try {
+        if (opt.baseline_file) baseline = load_baseline(*opt.baseline_file);
+        if (opt.policy_file) policy = load_policy(*opt.policy_file);
+        Options effective = opt;
+        if (opt.calibrate) effective.variants.clear();
+        plan = make_plan(effective, registry, student, baseline);
+    } catch (const std::exception& e) {
+        return fail(argv0, e.what());
+    }
+    if (opt.calibrate)
+        for (auto& kp : plan.kernels) kp.variants.clear();
+
+    run.machine = read_machine_info();
+    Pinning pin = pin_to_one_cpu(opt.cpu);
+    if (opt.cpu && pin.cpu < 0) return fail(argv0, pin.error + ": choose one from 'taskset -p $$'");
+    std::unique_ptr<Clock> clock = make_default_clock();
+    CacheClearer clearer(CacheClearer::size_for(run.machine));
+    run.clock = {clock->name(), clock->describe(), clock->ticks_per_second(), pin.cpu, pin.error};
+    run.config = {plan.seed, plan.kbest, plan.baseline_mode, opt.autograder, plan.timeout_seconds, clearer.bytes(), ""};
+
+    const bool json_to_stdout = opt.json_path && *opt.json_path == "-";
+    const bool text = !json_to_stdout && !opt.calibrate;
+    TextReport report(stdout, {opt.autograder, opt.verbose, true});
+    if (text) report.header(run);
+    std::fflush(stdout);
+
+    Runner runner(plan, *clock, clearer);
+    RunnerObserver observer;
+    if (text) {
+        observer.kernel_started = [&](const KernelResult& k) { report.kernel_started(k); };
+        observer.variant_done = [&](const KernelResult& k, const VariantResult& v) {
+            report.variant(k, v);
+            std::fflush(stdout);
+        };
+    }
+    // Calibration needs the oracle timed even where no variant is planned.
+    if (opt.calibrate)
+        for (auto& kp : plan.kernels) kp.variants.push_back({kp.kernel, oracle_for(kp.kernel), "naive oracle"});
+    run.kernels = runner.run(observer);
+    if (opt.calibrate) {
+        std::fputs(calibration_toml(run.kernels, run).c_str(), stdout);
+        return 0;
+    }
+    score_run(run, policy);
+    if (text) {
+        for (const auto& k : run.kernels) report.kernel_done(k);
+        report.summary(run);
+        std::fflush(stdout);
+    }
+    if (opt.json_path) {
+        try {
+            write_file_atomically(*opt.json_path, json_report(run));
+        } catch (const std::exception& e) {
+            return fail(argv0, e.what());
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+}  // namespace perflab
+
+int main(int argc, char** argv) {
+    try {
+        return perflab::run_driver(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "%s: out of memory: use smaller --dims\n", argv[0]);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: internal error: %s\n", argv[0], e.what());
+    }
+    return 2;
+}

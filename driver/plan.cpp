@@ -1,0 +1,107 @@
+#include "plan.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fstream>
+#include <set>
+
+namespace perflab {
+namespace {
+
+std::string trim(std::string s) {
+    s.erase(0, s.find_first_not_of(" \t\r\n"));
+    s.erase(s.find_last_not_of(" \t\r\n") + 1);
+    return s;
+}
+
+// Descriptions named in a classic -f file, per kernel letter.
+std::set<std::pair<char, std::string>> read_function_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw PlanError(fmt::format("cannot read function file '{}': check the path (write one with -d)", path));
+    std::set<std::pair<char, std::string>> wanted;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        auto colon = line.find(':');
+        if (colon == std::string::npos || colon == 0) continue;
+        wanted.emplace(line[0], line.substr(colon + 1));
+    }
+    return wanted;
+}
+
+bool matches(const Variant& v, const std::string& name) {
+    return v.description == name || short_name(v.description) == name;
+}
+
+std::vector<double> baseline_for(const BaselineFile& file, Kernel k, const std::vector<int>& dims) {
+    std::vector<double> out;
+    const auto& cpes = file.of(k);
+    for (int d : dims) {
+        auto it = cpes.find(d);
+        if (it == cpes.end())
+            throw PlanError(fmt::format("baseline file '{}' has no {} CPE for dimension {}: recalibrate with "
+                                        "./driver --calibrate --dims ... > FILE",
+                                        file.source, kernel_name(k), d));
+        out.push_back(it->second);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string short_name(const std::string& description) { return trim(description.substr(0, description.find(':'))); }
+
+std::string function_list(const Registry& registry) {
+    std::string out;
+    for (Kernel k : kAllKernels)
+        for (const auto& v : registry.of(k)) out += fmt::format("{}:{}\n", kernel_letter(k), v.description);
+    return out;
+}
+
+Plan make_plan(const Options& options, const Registry& registry, const StudentFile& student,
+               const std::optional<BaselineFile>& baseline) {
+    Plan plan;
+    plan.kbest = options.kbest;
+    plan.seed = options.seed;
+    plan.timeout_seconds = options.timeout_seconds;
+    plan.speed_of_light = options.speed_of_light;
+    if (baseline) plan.baseline_mode = "file:" + baseline->source;
+
+    std::optional<std::set<std::pair<char, std::string>>> listed;
+    if (options.func_file && !options.autograder) listed = read_function_file(*options.func_file);
+
+    std::set<std::string> unmatched(options.variants.begin(), options.variants.end());
+    for (Kernel k : kAllKernels) {
+        if (options.only_kernel && *options.only_kernel != k) continue;
+        KernelPlan kp{k, {}, student.graded(k), k == Kernel::rotate ? options.rotate_dims : options.smooth_dims, {}, {}};
+        std::vector<Variant> candidates = registry.of(k);
+        if (options.autograder) {
+            candidates = {{k, student.graded(k), fmt::format("{}() function", kernel_name(k))}};
+        } else if (candidates.empty()) {
+            kp.notice = fmt::format("no {0} variant registered: call add_{0}_function() in register_{0}_functions()",
+                                    kernel_name(k));
+        }
+        for (const auto& v : candidates) {
+            if (listed && !listed->count({kernel_letter(k), v.description})) continue;
+            if (!options.variants.empty()) {
+                auto hit = std::find_if(options.variants.begin(), options.variants.end(),
+                                        [&](const std::string& n) { return matches(v, n); });
+                if (hit == options.variants.end()) continue;
+                unmatched.erase(*hit);
+            }
+            kp.variants.push_back(v);
+        }
+        if (baseline) kp.fixed_baseline = baseline_for(*baseline, k, kp.dims);
+        plan.kernels.push_back(std::move(kp));
+    }
+    if (!unmatched.empty()) {
+        std::string known;
+        for (const auto& v : registry.all())
+            known += fmt::format("{}'{}'", known.empty() ? "" : ", ", short_name(v.description));
+        throw PlanError(fmt::format("no registered variant is called '{}' (registered: {})", *unmatched.begin(),
+                                    known.empty() ? "none" : known));
+    }
+    return plan;
+}
+
+}  // namespace perflab

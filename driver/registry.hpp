@@ -1,0 +1,32 @@
+// The variants a kernels file registered through add_rotate_function and
+// add_smooth_function, in registration order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernel.hpp"
+
+namespace perflab {
+
+struct Variant {
+    Kernel kernel;
+    lab_test_func fn;
+    std::string description;
+};
+
+class Registry {
+public:
+    void add(Kernel k, lab_test_func fn, const char* description);
+    std::vector<Variant> of(Kernel k) const;
+    const std::vector<Variant>& all() const { return variants_; }
+    void clear() { variants_.clear(); }
+
+private:
+    std::vector<Variant> variants_;
+};
+
+// The registry the C entry points fill.
+Registry& global_registry();
+
+}  // namespace perflab

@@ -1,0 +1,32 @@
+// The classic K-best scheme: sample until the K fastest agree within epsilon, or
+// the sample budget runs out, and keep the fastest. Samples come from a callback
+// so the scheme can be tested on a fake clock.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+namespace perflab {
+
+struct KBestConfig {
+    int k = 3;
+    double epsilon = 0.01;
+    int max_samples = 20;
+};
+
+struct KBestResult {
+    double best = 0;          // the fastest sample
+    int samples = 0;          // how many were taken
+    bool converged = false;   // the K fastest agreed within epsilon
+    int best_index = -1;      // which sample was the fastest (0-based)
+    std::vector<double> all;  // every sample, in order taken
+};
+
+// `take_sample` returns one measurement (lower is better) or a negative value to
+// stop early (the call failed); the result then holds what was taken so far.
+KBestResult k_best(const KBestConfig& config, const std::function<double()>& take_sample);
+
+// Whether the K fastest of `samples` agree within epsilon.
+bool k_best_converged(std::vector<double> samples, const KBestConfig& config);
+
+}  // namespace perflab

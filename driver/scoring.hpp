@@ -1,0 +1,50 @@
+// Speedup to points: a piecewise-linear curve per kernel from the instructor's
+// TOML policy, clamped at both ends. The driver's summary and the grader use the
+// same code, so a student sees the points the grader will give.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernel.hpp"
+
+namespace perflab {
+
+struct KernelPolicy {
+    double max_points = 50;
+    std::vector<std::pair<double, double>> curve;  // (speedup, points), speedups ascending
+    double points(double speedup) const;
+    // The speedup at which the curve first reaches max_points.
+    double full_marks_speedup() const;
+};
+
+struct ScoringPolicy {
+    KernelPolicy rotate, smooth;
+    std::string source = "built-in default";
+    const KernelPolicy& of(Kernel k) const { return k == Kernel::rotate ? rotate : smooth; }
+    double max_total() const { return rotate.max_points + smooth.max_points; }
+};
+
+// 50 points per kernel, 0 at speedup 1.0 rising linearly to 50 at 3.5.
+ScoringPolicy default_policy();
+KernelPolicy linear_policy(double max_points, double zero_at, double full_at);
+
+// Throws std::runtime_error with a one-line message naming the file and the problem.
+ScoringPolicy load_policy(const std::string& path);
+ScoringPolicy parse_policy(const std::string& toml_text, const std::string& source_name);
+std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comment);
+
+}  // namespace perflab
+
+namespace perflab {
+
+struct RunResult;
+
+// Fills each kernel's points (from rotate()/smooth() when they were timed, else
+// from the best variant; 0 when that failed its check) and the total.
+void score_run(RunResult& run, const ScoringPolicy& policy);
+
+}  // namespace perflab

@@ -1,0 +1,38 @@
+#include "statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace perflab {
+
+double geometric_mean(std::span<const double> values) {
+    if (values.empty()) return 0;
+    double log_sum = 0;
+    for (double v : values) log_sum += std::log(v);
+    return std::exp(log_sum / double(values.size()));
+}
+
+double mean(std::span<const double> values) {
+    if (values.empty()) return 0;
+    double sum = 0;
+    for (double v : values) sum += v;
+    return sum / double(values.size());
+}
+
+double coefficient_of_variation(std::span<const double> values) {
+    if (values.size() < 2) return 0;
+    double m = mean(values), ss = 0;
+    for (double v : values) ss += (v - m) * (v - m);
+    return std::sqrt(ss / double(values.size() - 1)) / m;
+}
+
+double median(std::span<const double> values) {
+    if (values.empty()) return 0;
+    std::vector<double> v(values.begin(), values.end());
+    std::sort(v.begin(), v.end());
+    std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace perflab

@@ -1,0 +1,19 @@
+#include "student.hpp"
+
+#include "registry.hpp"
+
+namespace perflab {
+namespace {
+std::string or_empty(const char* s) { return s ? s : ""; }
+}  // namespace
+
+StudentFile load_student_file() {
+    register_rotate_functions();
+    register_smooth_functions();
+    return {{or_empty(team.team), or_empty(team.name1), or_empty(team.email1), or_empty(team.name2),
+             or_empty(team.email2)},
+            ::rotate,
+            ::smooth};
+}
+
+}  // namespace perflab
