@@ -4,6 +4,8 @@
  * three neighbouring sums and divides by 9. Each source value is read three
  * times instead of nine, and the additions drop from 8 to 4 per channel.
  *
+ * The border pixels come from the same row sums with divisors 6 and 4.
+ *
  * The scratch is one row, not an image: 12*dim bytes (6 KiB at dim 512)
  * that stay in L1d between the two passes. It is allocated per call so any
  * dimension works and concurrent calls share nothing.
@@ -27,6 +29,36 @@ void ref_smooth_horizontal_scalar(const unsigned *sums, unsigned short *out,
         out[k] = (unsigned short)((sums[k-3] + sums[k] + sums[k+3]) / 9);
 }
 
+/* Sums of the two rows a first or last image row's window covers. */
+static void two_rows(const unsigned short *a, const unsigned short *b,
+                     unsigned *sums, int n)
+{
+    for (int k = 0; k < n; k++)
+        sums[k] = (unsigned)a[k] + b[k];
+}
+
+/* The first and last pixels of a row, whose windows are two columns wide:
+ * `rows` is how many rows the sums cover, so the count is 2 * rows. */
+static void row_ends(const unsigned *sums, unsigned short *out, int width, int rows)
+{
+    unsigned count = 2u * (unsigned)rows;
+
+    for (int c = 0; c < 3; c++) {
+        out[c] = (unsigned short)((sums[c] + sums[c+3]) / count);
+        out[width-3+c] = (unsigned short)((sums[width-6+c] + sums[width-3+c]) / count);
+    }
+}
+
+/* A first or last image row: 6 pixels per window inside, 4 at the corners. */
+static void edge_row(const unsigned short *a, const unsigned short *b,
+                     unsigned *sums, unsigned short *out, int width)
+{
+    two_rows(a, b, sums, width);
+    row_ends(sums, out, width, 2);
+    for (int k = 3; k < width - 3; k++)
+        out[k] = (unsigned short)((sums[k-3] + sums[k] + sums[k+3]) / 6);
+}
+
 void ref_smooth_two_pass_with(int dim, const pixel *src, pixel *dst,
                               ref_smooth_vertical_fn vertical,
                               ref_smooth_horizontal_fn horizontal)
@@ -37,21 +69,31 @@ void ref_smooth_two_pass_with(int dim, const pixel *src, pixel *dst,
     unsigned short *out = (unsigned short *)dst;
     unsigned *sums;
 
-    ref_smooth_border(dim, src, dst);
-    if (dim < 3)
+    /* Below 3 every pixel is a border pixel, some with windows of 1 or 2
+     * pixels that the edge code below does not cover. */
+    if (dim < 3) {
+        ref_smooth_border(dim, src, dst);
         return;
+    }
     sums = malloc((size_t)width * sizeof *sums);
     if (!sums) {
         /* Out of memory: still produce the image, without scratch. */
         ref_smooth_boundary_split(dim, (pixel *)src, dst);
         return;
     }
+    /* The border comes out of the same sums with divisors 4 and 6, so it
+     * costs no more per pixel than the interior. */
+    edge_row(in, in + width, sums, out, width);
     for (int i = 1; i < dim - 1; i++) {
         const unsigned short *row = in + (size_t)i * width;
+        unsigned short *out_row = out + (size_t)i * width;
         vertical(row - width, row, row + width, sums, width);
         /* Interior pixels 1..dim-2 are values 3 .. width-4. */
-        horizontal(sums + 3, out + (size_t)i * width + 3, width - 6);
+        horizontal(sums + 3, out_row + 3, width - 6);
+        row_ends(sums, out_row, width, 3);
     }
+    edge_row(in + (size_t)(dim - 2) * width, in + (size_t)(dim - 1) * width, sums,
+             out + (size_t)(dim - 1) * width, width);
     free(sums);
 }
 

@@ -1,7 +1,8 @@
 /*
  * smooth_window.c - the clipped 3x3 average of a single pixel, with bounds
- * checks: the naive smooth applies it everywhere, the faster variants only
- * on the border, where the window is clipped and the divisor is not 9.
+ * checks: the naive smooth applies it everywhere, the boundary-split smooth
+ * (and the two-pass ones below dim 3) only on the border, where the window
+ * is clipped and the divisor is not 9.
  */
 #include "reference.h"
 
