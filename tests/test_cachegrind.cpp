@@ -1,0 +1,238 @@
+// The cache simulation: geometry from the machine or the command line, the
+// cachegrind.out parser on a hand-written file, a real cachegrind run on a
+// program with a known access pattern, and naming functions by address.
+#include "cachegrind.hpp"
+#include "symbols.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+using namespace perflab;
+
+namespace {
+
+template <typename T>
+const T& value_or_fail(const std::variant<T, SimulationError>& v) {
+    if (auto* e = std::get_if<SimulationError>(&v)) FAIL(e->message);
+    return std::get<T>(v);
+}
+
+std::string error_of(const std::variant<CacheGeometry, SimulationError>& v) {
+    auto* e = std::get_if<SimulationError>(&v);
+    return e ? e->message : "";
+}
+
+CacheLevel level(int n, std::size_t size, int ways, bool plausible = true) {
+    return {n, n == 1 ? "Data" : "Unified", size, ways, 64, "cpuid 0x8000000" + std::to_string(n == 1 ? 5 : 6),
+            plausible};
+}
+
+}  // namespace
+
+TEST_CASE("cache geometry from the machine", "[cachegrind]") {
+    MachineInfo m;
+    SECTION("the course VM: the 508 MiB L3 is implausible, so LL is the L2") {
+        m.caches = {level(1, 48 << 10, 12), level(2, 1 << 20, 8), level(3, std::size_t(508) << 20, 16, false)};
+        auto g = value_or_fail(geometry_from_machine(m));
+        CHECK(g.D1 == SimulatedCache{48 << 10, 12, 64});  // 64 sets
+        CHECK(g.LL == SimulatedCache{1 << 20, 8, 64});    // 2048 sets
+        CHECK(g.source.find("L2") != std::string::npos);
+        CHECK(g.source.find("cpuid") != std::string::npos);
+    }
+    SECTION("a plausible but huge L3 is capped, keeping its ways") {
+        m.caches = {level(1, 32 << 10, 8), level(3, std::size_t(96) << 20, 16)};
+        auto g = value_or_fail(geometry_from_machine(m));
+        CHECK(g.LL == SimulatedCache{kSimulatedLLCap, 16, 64});
+        CHECK(g.source.find("capped from 96 MiB to 32 MiB") != std::string::npos);
+    }
+    SECTION("a set count that is not a power of two keeps the size, with more ways") {
+        // 30 MiB / (20 x 64) = 24576 = 3 x 8192 sets -> 8192 sets of 60 ways.
+        m.caches = {level(1, 32 << 10, 8), level(3, std::size_t(30) << 20, 20)};
+        auto g = value_or_fail(geometry_from_machine(m));
+        CHECK(g.LL == SimulatedCache{std::size_t(30) << 20, 60, 64});
+        CHECK(g.source.find("20-way simulated as 60-way") != std::string::npos);
+    }
+    SECTION("no cache figures at all") {
+        CHECK(error_of(geometry_from_machine(m)).find("D1=size,ways,line") != std::string::npos);
+    }
+}
+
+TEST_CASE("cache geometry from a specification", "[cachegrind]") {
+    auto g = value_or_fail(parse_cache_geometry("D1=32768,8,64:LL=1048576,16,64"));
+    CHECK(g.D1 == SimulatedCache{32768, 8, 64});
+    CHECK(g.LL == SimulatedCache{1048576, 16, 64});
+    CHECK(value_or_fail(parse_cache_geometry("LL=1048576,16,64:D1=49152,12,64")).D1 == SimulatedCache{49152, 12, 64});
+
+    // 49152 / (8 x 64) = 96 sets
+    CHECK(error_of(parse_cache_geometry("D1=49152,8,64:LL=1048576,16,64")).find("96 sets") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("D1=32768,8,8:LL=1048576,16,64")).find("minimum of 16") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("D1=32768,8,48:LL=1048576,16,64")).find("power of two") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("D1=32768,8,64:LL=1000000,16,64")).find("multiple") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("D1=32768,0,64:LL=1048576,16,64")).find("positive") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("D1=32768,8:LL=1048576,16,64")).find("size,ways,line") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("D1=32k,8,64:LL=1048576,16,64")).find("size,ways,line") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("L2=32768,8,64:LL=1048576,16,64")).find("'L2=") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("D1=32768,8,64")).find("needs both") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("")).find("needs both") != std::string::npos);
+}
+
+// Columns: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw. Line 11 drops its trailing
+// zeros, as cachegrind may. Two static `helper`s live in a.c and b.c; `main` has a
+// line inlined from defs.h.
+//   a.c  helper = line 10 + line 11 = Ir 10, I1mr 1, ILmr 1, Dr 5, D1mr 3, DLmr 1, Dw 1, D1mw 1, DLmw 1
+//   a.c  main   = Ir 5, I1mr 1, Dw 2
+//   defs.h main = Ir 2, Dr 1, D1mr 1, DLmr 1
+//   b.c  helper = Ir 10, Dw 4, D1mw 4, DLmw 4
+//   total       = Ir 27, I1mr 2, ILmr 1, Dr 6, D1mr 4, DLmr 2, Dw 7, D1mw 5, DLmw 5 (the summary line)
+static const char* const kSample = R"(desc: I1 cache:         32768 B, 64 B, 8-way associative
+desc: D1 cache:         32768 B, 64 B, 8-way associative
+desc: LL cache:         1048576 B, 64 B, 16-way associative
+cmd: ./prog 100
+events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+fl=/src/a.c
+fn=helper
+10 4 1 1 2 1 0 1 1 1
+11 6 0 0 3 2 1
+fn=main
+20 5 1 0 0 0 0 2 0 0
+fl=/src/defs.h
+fn=main
+3 2 0 0 1 1 1 0 0 0
+fl=/other/b.c
+fn=helper
+7 10 0 0 0 0 0 4 4 4
+summary: 27 2 1 6 4 2 7 5 5
+)";
+
+TEST_CASE("parsing a cachegrind.out file", "[cachegrind]") {
+    std::istringstream in(kSample);
+    auto totals = value_or_fail(parse_cachegrind_out(in));
+    REQUIRE(totals.functions.size() == 4);
+    CHECK(totals.functions.at({"/src/a.c", "helper"}) == CacheCounts{10, 1, 1, 5, 3, 1, 1, 1, 1});
+    CHECK(totals.functions.at({"/src/a.c", "main"}) == CacheCounts{5, 1, 0, 0, 0, 0, 2, 0, 0});
+    CHECK(totals.functions.at({"/src/defs.h", "main"}) == CacheCounts{2, 0, 0, 1, 1, 1, 0, 0, 0});
+    CHECK(totals.functions.at({"/other/b.c", "helper"}) == CacheCounts{10, 0, 0, 0, 0, 0, 4, 4, 4});
+    CHECK(totals.total == CacheCounts{27, 2, 1, 6, 4, 2, 7, 5, 5});
+
+    SECTION("looking up one function") {
+        // main's own lines plus the one inlined from defs.h
+        CHECK(counts_for_function(totals, "main") == CacheCounts{7, 1, 0, 1, 1, 1, 2, 0, 0});
+        CHECK(counts_for_function(totals, "main", "nowhere.c") == CacheCounts{7, 1, 0, 1, 1, 1, 2, 0, 0});
+        CHECK(counts_for_function(totals, "helper", "a.c") == CacheCounts{10, 1, 1, 5, 3, 1, 1, 1, 1});
+        CHECK(counts_for_function(totals, "helper", "other/b.c") == CacheCounts{10, 0, 0, 0, 0, 0, 4, 4, 4});
+        CHECK(counts_for_function(totals, "helper")->Ir == 20);
+        CHECK_FALSE(counts_for_function(totals, "missing").has_value());
+    }
+}
+
+TEST_CASE("malformed cachegrind output is refused", "[cachegrind]") {
+    auto error_for = [](std::string text) {
+        std::istringstream in(text);
+        auto r = parse_cachegrind_out(in);
+        auto* e = std::get_if<SimulationError>(&r);
+        return e ? e->message : std::string("(parsed)");
+    };
+    std::string sample = kSample;
+    CHECK(error_for(sample.replace(sample.find("summary: 27"), 11, "summary: 28")).find("summary") !=
+          std::string::npos);
+    CHECK(error_for("events: Ir\nfl=a.c\nfn=f\n1 5\n").find("--cache-sim=yes") != std::string::npos);
+    CHECK(error_for("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nfl=a.c\nfn=f\n1 1 2 3 4 5 6 7 8 9 10\n")
+              .find("line 4") != std::string::npos);
+    CHECK(error_for("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nfl=a.c\nfn=f\n1 x\n").find("bad counts") !=
+          std::string::npos);
+    CHECK(error_for("just text\n").find("no events") != std::string::npos);
+}
+
+namespace {
+
+// Builds the fixture once per test run, with the flags the student's kernels get.
+std::string stream_program() {
+    static const std::string path = [] {
+        auto dir = std::filesystem::temp_directory_path() / ("perflab-test-cg-" + std::to_string(getpid()));
+        std::filesystem::create_directories(dir);
+        std::string exe = (dir / "stream").string();
+        std::string cmd = std::string("gcc -O2 -g ") + PERFLAB_ROOT + "/tests/fixtures/cachegrind/stream.c -o " + exe;
+        REQUIRE(std::system(cmd.c_str()) == 0);
+        return exe;
+    }();
+    return path;
+}
+
+CachegrindTotals simulate(const std::vector<std::string>& argv, const std::string& geometry) {
+    auto g = value_or_fail(parse_cache_geometry(geometry));
+    return value_or_fail(run_cachegrind(argv, g));
+}
+
+}  // namespace
+
+TEST_CASE("cachegrind on a sequential writer: one D1 write miss per line, every run", "[cachegrind]") {
+    constexpr std::size_t n = 1 << 20, lines = n / 64;
+    const std::string geometry = "D1=32768,8,64:LL=1048576,16,64";
+    auto first = simulate({stream_program(), std::to_string(n)}, geometry);
+    auto writer = counts_for_function(first, "write_stream", "stream.c");
+    REQUIRE(writer.has_value());
+    CHECK(writer->Dw == n);  // one volatile byte store per byte
+    CHECK(writer->D1mw >= lines);
+    CHECK(writer->D1mw <= lines + lines / 100);
+    CHECK(writer->D1mr < 16);
+
+    // 1 MiB read back through a 32 KiB D1: every line misses again.
+    auto reader = counts_for_function(first, "read_back", "stream.c");
+    REQUIRE(reader.has_value());
+    CHECK(reader->D1mr >= lines);
+    CHECK(reader->D1mr <= lines + lines / 100);
+
+    auto second = simulate({stream_program(), std::to_string(n)}, geometry);
+    CHECK(second.functions == first.functions);
+
+    SECTION("a D1 that holds the whole buffer serves the read-back without misses") {
+        auto big = simulate({stream_program(), std::to_string(n)}, "D1=2097152,8,64:LL=4194304,16,64");
+        auto r = counts_for_function(big, "read_back", "stream.c");
+        REQUIRE(r.has_value());
+        CHECK(r->D1mr < 16);
+    }
+}
+
+TEST_CASE("cachegrind failures are one line", "[cachegrind]") {
+    auto g = value_or_fail(parse_cache_geometry("D1=32768,8,64:LL=1048576,16,64"));
+    auto error_for = [&](const std::vector<std::string>& argv) {
+        auto r = run_cachegrind(argv, g);
+        auto* e = std::get_if<SimulationError>(&r);
+        return e ? e->message : std::string("(ran)");
+    };
+    std::string failed = error_for({"/bin/sh", "-c", "echo first >&2; echo the real reason >&2; exit 3"});
+    CHECK(failed.find("exited with status 3: the real reason") != std::string::npos);
+    CHECK(failed.find('\n') == std::string::npos);
+
+    SECTION("without valgrind") {
+        std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+        setenv("PATH", "/nonexistent", 1);
+        std::string missing = error_for({"/bin/true"});
+        setenv("PATH", saved.c_str(), 1);
+        CHECK(missing == "valgrind is not installed: apt-get install valgrind");
+    }
+    SECTION("an invalid geometry never reaches valgrind") {
+        CacheGeometry bad = g;
+        bad.D1.assoc = 3;  // 32768 / (3 x 64) is no whole number of sets
+        auto r = run_cachegrind({"/bin/true"}, bad);
+        REQUIRE(std::holds_alternative<SimulationError>(r));
+    }
+}
+
+extern "C" {
+static __attribute__((noinline)) int perflab_test_static_marker(int x) { return x * 3 + 1; }
+__attribute__((noinline)) int perflab_test_global_marker(int x) { return x * 5 + 2; }
+}
+
+TEST_CASE("symbol_name_for names local and global functions of the executable", "[cachegrind]") {
+    auto fn = reinterpret_cast<const char*>(&perflab_test_static_marker);
+    CHECK(symbol_name_for(fn) == std::optional<std::string>("perflab_test_static_marker"));
+    CHECK(symbol_name_for(fn + 1) == std::optional<std::string>("perflab_test_static_marker"));
+    CHECK(symbol_name_for(reinterpret_cast<const void*>(&perflab_test_global_marker)) ==
+          std::optional<std::string>("perflab_test_global_marker"));
+    int on_stack = perflab_test_static_marker(1);
+    CHECK_FALSE(symbol_name_for(&on_stack).has_value());
+}
