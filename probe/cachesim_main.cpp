@@ -198,11 +198,15 @@ int run(int argc, char** argv) {
         return simulation.report_malformed();
     }
 
+    // Looked up before valgrind starts, so that a wrong name costs no run; a
+    // missing program is left for TracedProgram to report.
+    std::optional<FunctionLocation> location;
+    if (const auto path = find_executable(program.front()); path && !function.empty())
+        location = locate_function(*path, function);
     TracedProgram traced(program);
     Simulation simulation(sim, "valgrind trace of " + program.front(), verbose);
-    if (!function.empty()) {
-        const FunctionLocation location = locate_function(traced.program_path(), function);
-        simulation.filter(location.ranges, [&traced, location] {
+    if (location) {
+        simulation.filter(location->ranges, [&traced, location = *location] {
             return location.position_independent
                        ? traced.load_base() - location.lowest_load_address
                        : std::uint64_t{0};

@@ -42,7 +42,7 @@ TracedProgram::TracedProgram(const std::vector<std::string>& argv) {
     if (argv.empty()) throw std::runtime_error("no program to trace was given after --");
     const auto program = find_executable(argv[0]);
     if (!program)
-        throw std::runtime_error(fmt::format("cannot run {}: no such executable", argv[0]));
+        throw std::runtime_error(fmt::format("cannot run {}: not found or not executable", argv[0]));
     program_path_ = *program;
 
     int fds[2];
