@@ -1,0 +1,22 @@
+// cacheprobe's measurement, start to finish: runs every probe, reads what the
+// OS/CPUID reports, and puts both into one ProbeResult. Prints nothing.
+#pragma once
+
+#include "clock.hpp"
+#include "probe_result.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace perflab {
+
+struct HierarchyOptions {
+    bool quick = false;                             // fewer, shorter samples
+    std::size_t max_bytes = std::size_t{256} << 20; // largest working set of the curve
+    std::uint64_t seed = 1;                         // the chase permutations' seed
+};
+
+// The caller pins the thread first; `cpu` only goes into the result.
+ProbeResult probe_hierarchy(Clock& clock, const HierarchyOptions& options, int cpu);
+
+}  // namespace perflab

@@ -1,0 +1,28 @@
+# cacheprobe and mountain: the memory hierarchy measured (docs/probe.md). Their
+# measuring code is libprobe.a, which the tests link too; each binary adds its main.
+
+PROBE_LIB_SOURCES := probe/kbest.cpp probe/huge_buffer.cpp probe/latency.cpp \
+                     probe/line_size.cpp probe/knees.cpp probe/probe_result.cpp \
+                     probe/hierarchy.cpp probe/mountain.cpp
+PROBE_LIB := $(B)/lib/libprobe.a
+# The three driver objects by name rather than libperflab.a, which holds the whole
+# driver and may be mid-edit.
+PROBE_DRIVER_OBJECTS := $(B)/obj/driver/clock.o $(B)/obj/driver/machine.o \
+                        $(B)/obj/driver/affinity.o
+
+$(PROBE_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(PROBE_LIB_SOURCES))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+cacheprobe mountain: %: $(B)/obj/probe/%_main.o $(PROBE_LIB) $(PROBE_DRIVER_OBJECTS)
+	$(CXX) $^ $(PERFLAB_LDLIBS) -o $@
+
+# The mountain at full size, for the course's plots.
+.PHONY: bench-mountain
+bench-mountain: mountain
+	./mountain
+
+ALL_TARGETS   += cacheprobe mountain
+BENCH_TARGETS += bench-mountain
+# The driver objects after the library that needs them: link order matters for .a files.
+TEST_LIBS     += $(PROBE_LIB) $(PROBE_DRIVER_OBJECTS)
