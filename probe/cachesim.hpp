@@ -9,13 +9,14 @@
 namespace perflab {
 
 struct CacheGeometry {
-    unsigned s = 0;      // set-index bits
+    // 64-bit like the command line's numbers, so validate() sees any value given.
+    std::uint64_t s = 0; // set-index bits
     std::uint64_t E = 1; // lines per set
-    unsigned b = 0;      // block-offset bits
+    std::uint64_t b = 0; // block-offset bits
 
     // Largest s accepted: the per-set state is allocated up front, so 2^s bounds
     // memory (2^24 sets is 192 MiB) - far past any cache the course asks about.
-    static constexpr unsigned max_s = 24;
+    static constexpr std::uint64_t max_s = 24;
     static constexpr std::uint64_t max_E = std::uint64_t{1} << 31;
 
     // Empty when the geometry is usable, else one sentence naming the bad value.

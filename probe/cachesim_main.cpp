@@ -163,14 +163,14 @@ int run(int argc, char** argv) {
     }
 
     CacheGeometry geometry;
-    for (const auto& [flag, text] : {std::pair{"-s", &s_text}, {"-E", &e_text}, {"-b", &b_text}}) {
+    for (const auto& [flag, text, field] : {std::tuple{"-s", &s_text, &geometry.s},
+                                            {"-E", &e_text, &geometry.E},
+                                            {"-b", &b_text, &geometry.b}}) {
         if (text->empty()) return fail(fmt::format("{} is required; {}", flag, usage));
         const auto value = parse_count(*text);
-        if (!value || *value > UINT32_MAX)
-            return fail(fmt::format("{} '{}' is not a non-negative integer; {}", flag, *text, usage));
-        if (flag[1] == 's') geometry.s = static_cast<unsigned>(*value);
-        if (flag[1] == 'E') geometry.E = *value;
-        if (flag[1] == 'b') geometry.b = static_cast<unsigned>(*value);
+        if (!value)
+            return fail(fmt::format("{} '{}' is not a non-negative decimal integer; {}", flag, *text, usage));
+        *field = *value;
     }
     if (auto problem = geometry.validate(); !problem.empty())
         return fail(fmt::format("{}; {}", problem, usage));

@@ -207,8 +207,7 @@ TEST_CASE("simulator agrees with a plain reference model on random traces", "[ca
     // makes it delete entries under load.
     std::vector<CacheGeometry> geometries;
     for (int i = 0; i < 150; ++i)
-        geometries.push_back({static_cast<unsigned>(pick(0, 3)), pick(1, 5),
-                              static_cast<unsigned>(pick(0, 4))});
+        geometries.push_back({pick(0, 3), pick(1, 5), pick(0, 4)});
     geometries.push_back({0, 1500, 0});
     geometries.push_back({3, 300, 1});
 
