@@ -26,7 +26,6 @@ public:
     TracedProgram& operator=(const TracedProgram&) = delete;
 
     int trace_fd() const { return trace_fd_; }
-    const std::string& program_path() const { return program_path_; }
 
     // Where the program file is mapped (its offset-0 mapping), read from the maps
     // of the valgrind process, which hosts the program. Valid once the trace has
