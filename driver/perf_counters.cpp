@@ -288,7 +288,9 @@ PmuCycleClock::PmuCycleClock(PerfCounterGroup group, std::string event)
     : group_(std::move(group)), event_(std::move(event)) {}
 
 std::variant<std::unique_ptr<PmuCycleClock>, Unavailable> PmuCycleClock::create(int window_ms) {
-    const auto& cycles = counter_event_candidates().front().events;
+    const auto& table = counter_event_candidates();
+    const auto& cycles =
+        std::find_if(table.begin(), table.end(), [](const auto& m) { return m.metric == "cycles"; })->events;
     auto it = std::find_if(cycles.begin(), cycles.end(), [](const std::string& e) { return event_supported(e); });
     // With no candidate supported, opening the generic name reports why.
     std::string event = it != cycles.end() ? *it : cycles.front();
