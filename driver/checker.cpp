@@ -29,7 +29,8 @@ std::optional<CheckFailure> fault_failure(int dim, const CallOutcome& outcome, c
     if (!region) region = where(src, "src");
     if (region) {
         f.kind = CheckFailure::Kind::out_of_bounds;
-        f.detail = fmt::format("accessed memory {} ({})", *region, outcome.describe());
+        f.detail = fmt::format("accessed memory {} ({} at {})", *region, signal_name(outcome.signal),
+                               outcome.fault_address);
     } else {
         f.kind = CheckFailure::Kind::crashed;
         f.detail = outcome.describe();
@@ -52,6 +53,12 @@ std::string CheckFailure::kind_id() const {
 }
 
 std::string CheckFailure::summary() const {
+    return during_timing ? describe() + " in the last timed call (its input was fresh: a kernel that replays an "
+                                        "earlier answer fails here)"
+                         : describe();
+}
+
+std::string CheckFailure::describe() const {
     std::string where;
     if (first)
         where = fmt::format("; first at dst[{}][{}]: expected {}, got {}", first->row, first->col,

@@ -24,5 +24,4 @@ bench-mountain: mountain
 
 ALL_TARGETS   += cacheprobe mountain
 BENCH_TARGETS += bench-mountain
-# The driver objects after the library that needs them: link order matters for .a files.
-TEST_LIBS     += $(PROBE_LIB) $(PROBE_DRIVER_OBJECTS)
+TEST_LIBS     += $(PROBE_LIB)

@@ -8,11 +8,17 @@ TEST_BIN     := $(B)/tests/perflab-tests
 
 $(B)/obj/tests/%.o: PERFLAB_CXXFLAGS += -DPERFLAB_ROOT='"$(CURDIR)"' -Itests
 
-$(TEST_BIN): $(B)/obj/tests/catch_main.o $(TEST_OBJECTS) $(TEST_LIBS)
-	@mkdir -p $(dir $@)
-	$(CXX) $^ $(PERFLAB_LDLIBS) -ldl -o $@
+TEST_SUPPORT := $(B)/obj/tests/catch_main.o $(B)/obj/tests/harness.o
 
-$(TEST_OBJECTS) $(B)/obj/tests/catch_main.o: | $(B)/.test-deps-ok
+# The libraries as one group: they call each other (probe -> driver) in any order.
+$(TEST_BIN): $(TEST_SUPPORT) $(TEST_OBJECTS) $(TEST_LIBS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(TEST_SUPPORT) $(TEST_OBJECTS) -Wl,--start-group $(TEST_LIBS) -Wl,--end-group $(PERFLAB_LDLIBS) -ldl -o $@
+
+$(TEST_OBJECTS) $(TEST_SUPPORT): | $(B)/.test-deps-ok
+
+# Tests link fixture kernels files against the driver core, as make does.
+TEST_PREREQS += $(DRIVER_CORE)
 
 .PHONY: test
 test: $(B)/.test-deps-ok $(ALL_TARGETS) $(TEST_PREREQS) $(TEST_BIN)

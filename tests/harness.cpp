@@ -1,0 +1,102 @@
+#include "harness.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace perflab::test {
+namespace fs = std::filesystem;
+
+std::string repo(const std::string& relative) { return std::string(PERFLAB_ROOT) + "/" + relative; }
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string scratch_dir(const std::string& name) {
+    fs::path dir = fs::path(repo("build/tests/tmp")) / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir.string();
+}
+
+CommandResult run(const std::vector<std::string>& argv, const std::string& input, const std::vector<std::string>& env) {
+    std::string dir = repo("build/tests/tmp/io");
+    fs::create_directories(dir);
+    std::string base = dir + "/" + std::to_string(getpid()) + "-" + std::to_string(rand());
+    write_file(base + ".in", input);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, (base + ".in").c_str(), O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, (base + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, (base + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+    env_strings.insert(env_strings.end(), env.begin(), env.end());
+    std::vector<char*> envp, args;
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> argv_copy = argv;
+    for (auto& a : argv_copy) args.push_back(a.data());
+    args.push_back(nullptr);
+
+    pid_t pid;
+    int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CommandResult r;
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = read_file(base + ".out");
+    r.err = read_file(base + ".err");
+    for (const char* ext : {".in", ".out", ".err"}) fs::remove(base + ext);
+    return r;
+}
+
+CommandResult sh(const std::string& command_line) { return run({"/bin/bash", "-c", command_line}); }
+
+std::string build_driver(const std::string& kernels_source, const std::string& extra_kcflags) {
+    fs::path src = kernels_source.front() == '/' ? fs::path(kernels_source) : fs::path(repo(kernels_source));
+    std::string name = src.stem().string() + (extra_kcflags.empty() ? "" : "-flags" + std::to_string(std::hash<std::string>{}(extra_kcflags) % 10000));
+    std::string dir = repo("build/tests/drivers");
+    fs::create_directories(dir);
+    std::string exe = dir + "/" + name;
+    std::string obj = exe + ".o";
+    std::string kcflags = "-O2 -Wall -g " + extra_kcflags;
+    auto compile = run({"/bin/bash", "-c",
+                        "gcc " + kcflags + " -I" + repo("kernels") + " -c '" + src.string() + "' -o '" + obj + "' && KCFLAGS='" +
+                            kcflags + "' " + repo("mk/link-driver.sh") + " '" + exe + "' " + repo("build/driver-core.o") +
+                            " '" + src.string() + "' '" + obj + "'"});
+    if (compile.status != 0) throw std::runtime_error("building a driver from " + src.string() + " failed:\n" + compile.err);
+    return exe;
+}
+
+std::vector<std::string> lines_starting_with(const std::string& text, const std::string& prefix) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(prefix, 0) == 0) out.push_back(line);
+    return out;
+}
+
+}  // namespace perflab::test

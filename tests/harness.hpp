@@ -1,0 +1,38 @@
+// Running the real binaries from tests, as a user would: commands with their
+// stdout, stderr and status, and drivers built from fixture kernels files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace perflab::test {
+
+struct CommandResult {
+    int status = -1;  // exit status, or 128 + signal
+    std::string out, err;
+};
+
+// Runs argv (no shell) with `input` on stdin; `env` entries NAME=VALUE are added.
+CommandResult run(const std::vector<std::string>& argv, const std::string& input = "",
+                  const std::vector<std::string>& env = {});
+
+// Runs a shell command line (for pipelines in tests that need one).
+CommandResult sh(const std::string& command_line);
+
+// Path under the repository.
+std::string repo(const std::string& relative);
+
+// A driver linked from `kernels_source` (relative to the repository or absolute)
+// exactly as `make KERNELS=...` links one; cached by name under build/tests/drivers.
+std::string build_driver(const std::string& kernels_source, const std::string& extra_kcflags = "");
+
+// A fresh empty directory under build/tests/tmp, removed first if it exists.
+std::string scratch_dir(const std::string& name);
+
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& text);
+
+// Lines of `text` that start with `prefix`.
+std::vector<std::string> lines_starting_with(const std::string& text, const std::string& prefix);
+
+}  // namespace perflab::test

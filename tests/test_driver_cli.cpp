@@ -1,0 +1,149 @@
+// The classic command line and what perflab adds to it, through the real binary.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness.hpp"
+
+using namespace perflab::test;
+
+namespace {
+
+const std::string& fast_driver() {
+    static const std::string exe = build_driver("tests/fixtures/kernels/fast.c");
+    return exe;
+}
+
+const std::string& stock_driver() {
+    static const std::string exe = build_driver("kernels/kernels.c");
+    return exe;
+}
+
+// Small and quick: correctness is what these tests are about, not timing.
+const std::vector<std::string> kQuick{"--dims", "32,64", "--max-samples", "3"};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+}  // namespace
+
+TEST_CASE("-d writes every registered variant and -q stops there", "[driver][cli]") {
+    std::string dir = scratch_dir("cli-dump");
+    auto r = run({fast_driver(), "-q", "-d", dir + "/funcs.txt"});
+    CHECK(r.status == 0);
+    CHECK(r.out.empty());  // -q quits before the team header and any timing
+    CHECK(read_file(dir + "/funcs.txt") ==
+          "R:rotate: Current working version\n"
+          "R:second_rotate: the same code, registered twice\n"
+          "S:smooth: Current working version ✓ (UTF-8 intact)\n");
+}
+
+TEST_CASE("-f times exactly the variants a -d file lists", "[driver][cli]") {
+    std::string dir = scratch_dir("cli-f");
+    REQUIRE(run({fast_driver(), "-q", "-d", dir + "/all.txt"}).status == 0);
+    // Keep the second rotate only, as a student would by editing the dump.
+    write_file(dir + "/some.txt", "R:second_rotate: the same code, registered twice\n");
+    auto r = run(with({fast_driver(), "-f", dir + "/some.txt"}, kQuick));
+    REQUIRE(r.status == 0);
+    auto versions = lines_starting_with(r.out, "Rotate: Version = ");
+    REQUIRE(versions.size() == 1);
+    CHECK(versions[0] == "Rotate: Version = second_rotate: the same code, registered twice:");
+    CHECK(lines_starting_with(r.out, "Smooth: Version = ").empty());
+}
+
+TEST_CASE("-g ends with the bestscores line of the graded functions", "[driver][cli]") {
+    auto r = run(with({fast_driver(), "-g"}, kQuick));
+    REQUIRE(r.status == 0);
+    CHECK(lines_starting_with(r.out, "Rotate: Version = rotate() function:").size() == 1);
+    CHECK(lines_starting_with(r.out, "Smooth: Version = smooth() function:").size() == 1);
+    std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+    CHECK_THAT(last, Catch::Matches(R"(bestscores:\d+\.\d:\d+\.\d:\n)"));
+    CHECK(r.out.find("Summary of Your Best Scores") == std::string::npos);
+}
+
+TEST_CASE("the team check refuses bovik and prints the team otherwise", "[driver][cli]") {
+    auto bovik = run({stock_driver()});
+    CHECK(bovik.status == 1);
+    CHECK(bovik.out == stock_driver() + ": Please fill in the team struct in kernels.c.\n");
+
+    auto skipped = run(with({stock_driver(), "-t", "--kernel", "rotate"}, kQuick));
+    CHECK(skipped.status == 0);
+    CHECK(skipped.out.find("Teamname:") == std::string::npos);
+    CHECK(skipped.out.find("Summary of Your Best Scores:") != std::string::npos);
+
+    auto named = run(with({fast_driver(), "--kernel", "rotate"}, kQuick));
+    CHECK(named.out.rfind("Teamname: fastteam\nMember 1: Ada Lovelace\nEmail 1: ada@example.edu\n\n", 0) == 0);
+}
+
+TEST_CASE("-h prints the classic usage on stderr and exits 1", "[driver][cli]") {
+    auto r = run({fast_driver(), "-h"});
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err == "Usage: " + fast_driver() + " [-hqg] [-f <func_file>] [-d <dump_file>]\n");
+}
+
+TEST_CASE("--help lists the long options and --version answers", "[driver][cli]") {
+    auto help = run({fast_driver(), "--help"});
+    CHECK(help.status == 0);
+    for (const char* opt : {"--dims", "--classic-dims", "--kernel", "--variant", "--json", "--seed", "--baseline",
+                            "--calibrate", "--counters", "--simulate", "--explain", "--version"})
+        CHECK(help.out.find(opt) != std::string::npos);
+    auto version = run({fast_driver(), "--version"});
+    CHECK(version.status == 0);
+    CHECK(version.out.rfind("perflab driver ", 0) == 0);
+}
+
+TEST_CASE("bad flags, values and files give one line on stderr and status 1", "[driver][cli]") {
+    std::string dir = scratch_dir("cli-bad");
+    const std::vector<std::vector<std::string>> bad{
+        {"--no-such-flag"},
+        {"--dims", "0"},
+        {"--dims", "64,abc"},
+        {"--kernel", "sharpen"},
+        {"-s", "not-a-number"},
+        {"-f", dir + "/missing.txt"},
+        {"--baseline", dir + "/missing.toml"},
+        {"--variant", "no_such_variant"},
+        {"--json", dir + "/no/such/dir/report.json", "--dims", "32", "--max-samples", "3"},
+    };
+    for (const auto& args : bad) {
+        INFO("args: " << args.front() << " " << (args.size() > 1 ? args[1] : ""));
+        auto r = run(with({fast_driver()}, args));
+        CHECK(r.status == 1);
+        CHECK(!r.err.empty());
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(r.err.find("Segmentation") == std::string::npos);
+    }
+    // A bad flag is refused before anything is measured or printed.
+    CHECK(run({fast_driver(), "--dims", "0"}).out.empty());
+}
+
+TEST_CASE("--variant selects by name or by description", "[driver][cli]") {
+    auto by_name = run(with({fast_driver(), "--variant", "second_rotate"}, kQuick));
+    REQUIRE(by_name.status == 0);
+    CHECK(lines_starting_with(by_name.out, "Rotate: Version = ").size() == 1);
+    CHECK(lines_starting_with(by_name.out, "Smooth: Version = ").empty());
+}
+
+TEST_CASE("--classic-dims uses the old handout's dimensions", "[driver][cli]") {
+    std::string dir = scratch_dir("cli-classic");
+    auto r = run({fast_driver(), "--classic-dims", "--max-samples", "1", "--json", dir + "/r.json"});
+    REQUIRE(r.status == 0);
+    auto j = nlohmann::json::parse(read_file(dir + "/r.json"));
+    CHECK(j["config"]["dims"]["rotate"] == nlohmann::json({64, 128, 256, 512, 1024}));
+    CHECK(j["config"]["dims"]["smooth"] == nlohmann::json({32, 64, 128, 256, 512}));
+    CHECK(lines_starting_with(r.out, "Dim\t\t64\t128\t256\t512\t1024\tMean").size() == 2);
+}
+
+TEST_CASE("the classic table layout: tabs and one decimal", "[driver][cli]") {
+    auto r = run(with({fast_driver(), "--variant", "rotate"}, kQuick));
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("Rotate: Version = rotate: Current working version:\nDim\t\t32\t64\tMean\n") != std::string::npos);
+    CHECK_THAT(r.out, Catch::Contains("\nYour CPEs\t") && Catch::Contains("\nBaseline CPEs\t") &&
+                          Catch::Contains("\nSpeedup\t\t"));
+    auto cpes = lines_starting_with(r.out, "Your CPEs\t");
+    REQUIRE(cpes.size() == 1);
+    CHECK_THAT(cpes[0], Catch::Matches(R"(Your CPEs\t\d+\.\d\*?\t\d+\.\d\*?)"));
+    CHECK_THAT(r.out, Catch::Contains("Summary of Your Best Scores:\n  Rotate: "));
+}

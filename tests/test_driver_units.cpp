@@ -1,0 +1,159 @@
+// The driver's logic in isolation: the K-best scheme on a fake clock, the
+// statistics, the scoring curve, baseline files and guarded images.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "baseline.hpp"
+#include "image.hpp"
+#include "sampler.hpp"
+#include "scoring.hpp"
+#include "statistics.hpp"
+
+using namespace perflab;
+
+namespace {
+
+// A clock that replays a script of sample times.
+struct FakeSamples {
+    std::vector<double> script;
+    std::size_t next = 0;
+    double operator()() { return script.at(next++); }
+};
+
+}  // namespace
+
+TEST_CASE("K-best stops once the K fastest agree within epsilon", "[driver][sampler]") {
+    FakeSamples fake{{105, 100, 130, 100.5, 100.9, 999}};
+    KBestResult r = k_best({3, 0.01, 20}, std::ref(fake));
+    // After the fifth sample the three fastest are 100, 100.5, 100.9: within 1%.
+    CHECK(r.converged);
+    CHECK(r.samples == 5);
+    CHECK(r.best == 100);
+    CHECK(r.best_index == 1);
+}
+
+TEST_CASE("K-best gives up after max samples and still keeps the fastest", "[driver][sampler]") {
+    std::vector<double> noisy;
+    for (int i = 0; i < 50; ++i) noisy.push_back(100 + 10 * (i % 5));  // never three within 1%
+    noisy[7] = 80;
+    FakeSamples fake{noisy};
+    KBestResult r = k_best({3, 0.01, 20}, std::ref(fake));
+    CHECK_FALSE(r.converged);
+    CHECK(r.samples == 20);
+    CHECK(fake.next == 20);
+    CHECK(r.best == 80);
+    CHECK(r.best_index == 7);
+}
+
+TEST_CASE("K-best honours K and epsilon", "[driver][sampler]") {
+    FakeSamples five_percent{{100, 104, 103, 102, 101}};
+    KBestResult loose = k_best({2, 0.05, 20}, std::ref(five_percent));
+    CHECK(loose.converged);
+    CHECK(loose.samples == 2);  // 100 and 104 agree within 5%
+
+    FakeSamples k1{{42}};
+    CHECK(k_best({1, 0.0, 20}, std::ref(k1)).samples == 1);
+}
+
+TEST_CASE("K-best stops when a sample fails", "[driver][sampler]") {
+    FakeSamples failing{{100, -1, 100, 100}};
+    KBestResult r = k_best({3, 0.01, 20}, std::ref(failing));
+    CHECK(r.samples == 1);
+    CHECK_FALSE(r.converged);
+}
+
+TEST_CASE("geometric mean, mean, median and CV", "[driver][statistics]") {
+    std::vector<double> v{1, 4, 16};
+    CHECK(geometric_mean(v) == Approx(4.0));
+    CHECK(geometric_mean(std::vector<double>{2.0, 8.0}) == Approx(4.0));
+    CHECK(geometric_mean(std::vector<double>{}) == 0);
+    CHECK(mean(v) == Approx(7.0));
+    CHECK(median(std::vector<double>{3, 1, 2}) == 2);
+    CHECK(median(std::vector<double>{4, 1, 2, 3}) == 2.5);
+    // Sample standard deviation of {1, 4, 16} is sqrt(63) = 7.937; over the mean 7.
+    CHECK(coefficient_of_variation(v) == Approx(std::sqrt(63.0) / 7.0));
+}
+
+TEST_CASE("the default policy: 0 points at 1.0, 50 at 3.5, linear between, clamped", "[driver][scoring]") {
+    ScoringPolicy p = default_policy();
+    CHECK(p.rotate.points(0.5) == 0);
+    CHECK(p.rotate.points(1.0) == 0);
+    CHECK(p.rotate.points(2.25) == Approx(25.0));
+    CHECK(p.smooth.points(3.5) == Approx(50.0));
+    CHECK(p.smooth.points(10.0) == Approx(50.0));
+    CHECK(p.max_total() == 100);
+    CHECK(p.rotate.full_marks_speedup() == Approx(3.5));
+}
+
+TEST_CASE("a policy file with several segments round-trips through TOML", "[driver][scoring]") {
+    ScoringPolicy p = parse_policy(R"(
+[rotate]
+max_points = 60
+curve = [[1.0, 0], [2.0, 40], [4.0, 60]]
+[smooth]
+max_points = 40
+curve = [[1.5, 10], [3.0, 40]]
+)", "test.toml");
+    CHECK(p.rotate.points(1.5) == Approx(20.0));
+    CHECK(p.rotate.points(3.0) == Approx(50.0));
+    CHECK(p.smooth.points(1.0) == Approx(10.0));  // clamped at the low end, not zero
+    CHECK(p.max_total() == 100);
+    ScoringPolicy again = parse_policy(policy_to_toml(p, "round trip"), "again.toml");
+    CHECK(again.rotate.curve == p.rotate.curve);
+    CHECK(again.smooth.max_points == 40);
+}
+
+TEST_CASE("bad policy files are refused with the file named", "[driver][scoring]") {
+    CHECK_THROWS_WITH(parse_policy("[rotate]\nmax_points = 50\ncurve = [[1,0],[3.5,50]]\n", "p.toml"),
+                      Catch::Contains("p.toml") && Catch::Contains("[smooth]"));
+    CHECK_THROWS_WITH(parse_policy("[rotate]\nmax_points=50\ncurve=[[2,0],[1,50]]\n[smooth]\nmax_points=50\ncurve=[[1,0]]\n",
+                                   "p.toml"),
+                      Catch::Contains("increase"));
+    CHECK_THROWS_WITH(parse_policy("[rotate\n", "p.toml"), Catch::Contains("p.toml:1"));
+    CHECK_THROWS_WITH(load_policy("/nonexistent/policy.toml"), Catch::Contains("cannot read policy file"));
+}
+
+TEST_CASE("baseline files: parse, write, and refuse nonsense", "[driver][baseline]") {
+    BaselineFile b = parse_baseline("[rotate.cpe]\n64 = 1.5\n512 = 8.25\n[smooth.cpe]\n64 = 17\n", "b.toml");
+    CHECK(b.rotate.at(64) == 1.5);
+    CHECK(b.rotate.at(512) == 8.25);
+    CHECK(b.smooth.at(64) == 17);
+    BaselineFile again = parse_baseline(baseline_to_toml(b, "test"), "again.toml");
+    CHECK(again.rotate == b.rotate);
+    CHECK(again.smooth == b.smooth);
+    CHECK_THROWS_WITH(parse_baseline("[rotate.cpe]\nabc = 1\n", "b.toml"), Catch::Contains("DIM = positive CPE"));
+    CHECK_THROWS_WITH(parse_baseline("[rotate.cpe]\n64 = -1\n", "b.toml"), Catch::Contains("b.toml"));
+    CHECK_THROWS_WITH(parse_baseline("title = 'x'\n", "b.toml"), Catch::Contains("--calibrate"));
+}
+
+TEST_CASE("guarded images: aligned, and canaries see small overruns", "[driver][image]") {
+    GuardedImage img(37);  // 37*37*6 bytes: not a multiple of 32, so there is slack after
+    CHECK(reinterpret_cast<std::uintptr_t>(img.data()) % kImageAlignment == 0);
+    CHECK(img.damaged_canary_before() == 0);
+    CHECK(img.damaged_canary_after() == 0);
+    reinterpret_cast<unsigned char*>(img.data())[-1] = 0;
+    CHECK(img.damaged_canary_before() == 1);
+    img.restore_canaries();
+    CHECK(img.damaged_canary_before() == 0);
+    pixel* past = img.data() + img.pixel_count();
+    past->red = 0;
+    CHECK(img.damaged_canary_after() == 2);
+}
+
+TEST_CASE("random fills are full-range and seeded", "[driver][image]") {
+    GuardedImage a(64), b(64);
+    std::mt19937_64 r1(1729), r2(1729);
+    fill_random(a.pixels(), r1);
+    fill_random(b.pixels(), r2);
+    CHECK(std::equal(a.pixels().begin(), a.pixels().end(), b.pixels().begin(), same_pixel));
+    unsigned short lo = 65535, hi = 0;
+    for (const auto& p : a.pixels()) {
+        lo = std::min({lo, p.red, p.green, p.blue});
+        hi = std::max({hi, p.red, p.green, p.blue});
+    }
+    CHECK(lo < 1000);   // 12288 draws from 0..65535: the extremes come close to both ends
+    CHECK(hi > 64535);
+}
