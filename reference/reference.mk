@@ -16,3 +16,20 @@ $(REFERENCE_LIB): $(REFERENCE_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
 
 TEST_LIBS += $(REFERENCE_LIB)
+
+# The reference driver: solutions.c plays the student, so every reference variant
+# is registered, checked and timed exactly as a hand-in is. `make run` is the
+# project's main job: every variant, the speed-of-light rows, one report.
+REFERENCE_DRIVER := $(B)/reference-driver
+
+$(B)/obj/reference/solutions.o: $(REFERENCE_SOLUTIONS) reference/reference.h kernels/defs.h
+
+$(REFERENCE_DRIVER): $(B)/obj/reference/solutions.o $(REFERENCE_OBJECTS) $(DRIVER_CORE) mk/link-driver.sh
+	KCFLAGS='$(KCFLAGS)' mk/link-driver.sh $@ $(DRIVER_CORE) $(REFERENCE_SOLUTIONS) \
+	    $(B)/obj/reference/solutions.o $(REFERENCE_OBJECTS)
+
+.PHONY: run
+run: $(REFERENCE_DRIVER)
+	$(REFERENCE_DRIVER) --speed-of-light $(RUN_ARGS)
+
+ALL_TARGETS += $(REFERENCE_DRIVER)
