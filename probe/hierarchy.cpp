@@ -12,6 +12,9 @@ namespace perflab {
 
 namespace {
 
+// Working sets up to this are measured in several rounds (see keep_fastest).
+constexpr std::size_t kRepeatedBytes = std::size_t{16} << 20;
+
 // The measured levels beside the reported ones, matched by position: the probe cannot
 // tell an L2 from an L3 other than by order. A reported level the curve did not show
 // stays in the table with no measured size.
@@ -76,8 +79,17 @@ ProbeResult probe_hierarchy(Clock& clock, const HierarchyOptions& options, int c
     // misses. Without a measured line, the reported one, and 64 B as the last resort.
     curve_options.line = std::size_t(r.line_bytes ? r.line_bytes
                                      : r.reported_line_bytes ? r.reported_line_bytes : 64);
-    r.latency_curve = measure_latency_curve(
-        clock, buffer.data(), size_grid(std::size_t{4} << 10, max_bytes, 4), curve_options);
+    const auto sizes = size_grid(std::size_t{4} << 10, max_bytes, 4);
+    r.latency_curve = measure_latency_curve(clock, buffer.data(), sizes, curve_options);
+    // Further rounds only over what caches can hold: DRAM-sized points are the slow ones
+    // to measure, and a neighbour's share of a cache does not move them.
+    const int rounds = options.quick ? 2 : 3;
+    std::vector<std::size_t> cache_sized;
+    for (std::size_t size : sizes)
+        if (size <= kRepeatedBytes) cache_sized.push_back(size);
+    for (int round = 1; round < rounds; ++round)
+        keep_fastest(r.latency_curve,
+                     measure_latency_curve(clock, buffer.data(), cache_sized, curve_options));
     const Hierarchy measured = find_levels(r.latency_curve);
     r.levels = pair_levels(measured, machine, r.core_ghz);
     if (measured.memory) {
@@ -94,6 +106,9 @@ ProbeResult probe_hierarchy(Clock& clock, const HierarchyOptions& options, int c
     const std::size_t stride = std::bit_ceil(l1_size);
     const int max_n = int(std::min<std::size_t>(32, buffer.size() / stride));
     r.same_set = measure_same_set_chase(clock, buffer.data(), stride, max_n, curve_options);
+    for (int round = 1; round < rounds; ++round)
+        keep_fastest(r.same_set,
+                     measure_same_set_chase(clock, buffer.data(), stride, max_n, curve_options));
     const WaysEstimate ways = find_ways(r.same_set);
     r.l1d_ways = ways.ways;
     r.l1d_ways_certain = ways.certain && !r.levels.empty() && r.levels[0].certain;

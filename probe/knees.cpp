@@ -113,9 +113,15 @@ Level knee(const std::vector<LatencyPoint>& curve, const std::vector<double>& s,
     while (c < b.first && s[c] <= mid) ++c;
     level.knee_lo = curve[c - 1].x;
     level.knee_hi = curve[c].x;
-    level.size_bytes = snap_cache_size(level.knee_lo, level.knee_hi);
+    // A last point before the crossing still at plateau latency held the whole working
+    // set, so the capacity is at least that and below the next point; one already
+    // slower than the plateau leaves either end possible.
+    const bool lo_fits = s[c - 1] <= a.ns * 1.1;
+    level.size_bytes = snap_cache_size(level.knee_lo, level.knee_hi - (lo_fits ? 1 : 0));
 
-    for (std::size_t i = c; i <= b.first; ++i)
+    // Up to two points into the next level too: a knee that wavers just after the
+    // rise is as doubtful as one that wavers inside it.
+    for (std::size_t i = c; i <= std::min(b.last, b.first + 2); ++i)
         if (curve[i].ns <= mid) {
             doubt(level, fmt::format("the curve falls back below the knee at {}", kib(curve[i].x)));
             break;

@@ -25,7 +25,7 @@ struct KneeOptions {
     double min_level_ratio = 1.6;   // a rise smaller in total is noise, not a new level
     int min_plateau_points = 3;     // fewer points between knees make the level uncertain
     double noisy_spread = 0.25;     // a K-best spread above this marks a point noisy
-    double sharp_span = 1.5;        // a rise over a wider size ratio is a gradual knee
+    double sharp_span = 1.4;        // a rise over a wider size ratio (> 2 grid steps) is gradual
     double memory_min_ns = 40;      // no cache is this slow, no DRAM this fast
 };
 

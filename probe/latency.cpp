@@ -111,6 +111,12 @@ double measure_core_hz(Clock& clock) {
     return double(iterations * 64) / seconds;
 }
 
+void keep_fastest(std::vector<LatencyPoint>& best, const std::vector<LatencyPoint>& again) {
+    for (const LatencyPoint& p : again)
+        for (LatencyPoint& b : best)
+            if (b.x == p.x && p.ns < b.ns) b = p;
+}
+
 std::vector<std::size_t> size_grid(std::size_t lo, std::size_t hi, int per_octave) {
     std::vector<std::size_t> sizes;
     for (std::size_t octave = lo; octave <= hi; octave *= 2)

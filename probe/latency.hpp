@@ -56,6 +56,11 @@ std::vector<LatencyPoint> measure_same_set_chase(Clock& clock, char* base, std::
 // since the Pentium 4): the TSC ticks at a fixed rate that need not be the core's.
 double measure_core_hz(Clock& clock);
 
+// Merges a later round into `best` point by point (matched by x; `again` may hold only
+// some of the points), keeping the faster: a neighbour that takes part of a cache for a
+// while makes it look smaller, and only the fastest round shows the cache itself.
+void keep_fastest(std::vector<LatencyPoint>& best, const std::vector<LatencyPoint>& again);
+
 // Sizes from `lo` to `hi` (both powers of two), `per_octave` of them in each octave
 // (1, 2 or 4): 4 gives 1, 1.25, 1.5, 1.75 x 2^k, which holds the usual 3 x 2^k sizes.
 std::vector<std::size_t> size_grid(std::size_t lo, std::size_t hi, int per_octave);

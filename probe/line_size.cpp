@@ -1,7 +1,5 @@
 #include "line_size.hpp"
 
-#include <algorithm>
-
 namespace perflab {
 
 std::vector<LatencyPoint> measure_split_loads(Clock& clock, char* base, const CurveOptions& options) {
@@ -13,18 +11,18 @@ std::vector<LatencyPoint> measure_split_loads(Clock& clock, char* base, const Cu
     constexpr int rounds = 3;
     std::vector<LatencyPoint> out;
     for (int round = 0; round < rounds; ++round) {
-        std::size_t i = 0;
-        for (std::size_t boundary = kSplitMinBoundary; boundary <= kSplitMaxBoundary;
-             boundary *= 2, ++i) {
+        std::vector<LatencyPoint> points;
+        for (std::size_t boundary = kSplitMinBoundary; boundary <= kSplitMaxBoundary; boundary *= 2) {
             // An 8-byte pointer at (2m+1) x 2^k - 4 straddles a 2^k boundary and no larger one.
             std::vector<char*> nodes;
             for (std::size_t m = 0; m < nodes_per_chain; ++m)
                 nodes.push_back(base + (2 * m + 1) * boundary - 4);
             link_cycle(nodes);
             const auto t = time_chase(clock, nodes.front(), options.loads, 64, options.kbest);
-            if (round == 0) out.push_back({boundary, t.ns_per_load, t.spread});
-            else if (t.ns_per_load < out[i].ns) out[i] = {boundary, t.ns_per_load, t.spread};
+            points.push_back({boundary, t.ns_per_load, t.spread});
         }
+        if (round == 0) out = points;
+        else keep_fastest(out, points);
     }
     return out;
 }
