@@ -1,5 +1,6 @@
 // The driver: options -> plan -> measurements -> results -> reports.
 #include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -8,6 +9,8 @@
 #include "baseline.hpp"
 #include "cache_clear.hpp"
 #include "clock.hpp"
+#include "counter_sampling.hpp"
+#include "simulation.hpp"
 #include "machine.hpp"
 #include "options.hpp"
 #include "plan.hpp"
@@ -36,6 +39,23 @@ std::string calibration_toml(const std::vector<KernelResult>& kernels, const Run
     return baseline_to_toml(b, fmt::format("Measured on {} with {}.", run.machine.cpu_model, run.clock.description));
 }
 
+std::string self_exe() {
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? "/proc/self/exe" : p.string();
+}
+
+// The TSC unless --clock cycles asks for core cycles and the PMU can give them;
+// when it cannot, the run goes on with the TSC and says why.
+std::unique_ptr<Clock> choose_clock(const Options& opt, RunResult& run) {
+    if (opt.clock == "cycles") {
+        auto pmu = PmuCycleClock::create();
+        if (auto* clock = std::get_if<std::unique_ptr<PmuCycleClock>>(&pmu)) return std::move(*clock);
+        run.clock_notice = "--clock cycles unavailable, timing with the TSC instead: " + std::get<Unavailable>(pmu).line();
+    }
+    return make_default_clock();
+}
+
 int run_driver(int argc, char** argv) {
     ParseOutcome parsed = parse_options(argc, argv);
     if (!parsed.options) return parsed.exit_code;
@@ -44,6 +64,7 @@ int run_driver(int argc, char** argv) {
 
     StudentFile student = load_student_file();
     const Registry& registry = global_registry();
+    if (opt.simulate_run) return simulation_child(*opt.simulate_run, registry, student);
 
     if (opt.dump_file) {
         try {
@@ -81,7 +102,22 @@ int run_driver(int argc, char** argv) {
     run.machine = read_machine_info();
     Pinning pin = pin_to_one_cpu(opt.cpu);
     if (opt.cpu && pin.cpu < 0) return fail(argv0, pin.error + ": choose one from 'taskset -p $$'");
-    std::unique_ptr<Clock> clock = make_default_clock();
+    std::unique_ptr<Clock> clock = choose_clock(opt, run);
+    std::unique_ptr<PmuSampleCounters> counters;
+    if (opt.counters) {
+        auto opened = PmuSampleCounters::open(opt.events);
+        if (auto* why = std::get_if<Unavailable>(&opened))
+            run.counters_unavailable = why->line();
+        else
+            counters = std::move(std::get<std::unique_ptr<PmuSampleCounters>>(opened));
+    }
+    std::optional<CacheGeometry> geometry;
+    if (opt.simulate) {
+        auto g = opt.cache_geometry ? parse_cache_geometry(*opt.cache_geometry) : geometry_from_machine(run.machine);
+        if (auto* err = std::get_if<SimulationError>(&g)) return fail(argv0, err->message);
+        geometry = std::get<CacheGeometry>(g);
+        run.simulation_geometry = describe_geometry(*geometry);
+    }
     CacheClearer clearer(CacheClearer::size_for(run.machine));
     run.clock = {clock->name(), clock->describe(), clock->ticks_per_second(), pin.cpu, pin.error};
     run.config = {plan.seed, plan.kbest, plan.baseline_mode, opt.autograder, plan.timeout_seconds, clearer.bytes(), ""};
@@ -92,7 +128,10 @@ int run_driver(int argc, char** argv) {
     if (text) report.header(run);
     std::fflush(stdout);
 
-    Runner runner(plan, *clock, clearer);
+    for (const auto& notice : {run.clock_notice, run.counters_unavailable})
+        if (notice) std::fprintf(stderr, "%s: %s\n", argv0, notice->c_str());
+
+    Runner runner(plan, *clock, clearer, counters.get());
     RunnerObserver observer;
     if (text) {
         observer.kernel_started = [&](const KernelResult& k) { report.kernel_started(k); };
@@ -101,6 +140,14 @@ int run_driver(int argc, char** argv) {
             std::fflush(stdout);
         };
     }
+    if (geometry)
+        observer.measured = [&, exe = self_exe()](const KernelPlan&, const Variant& v, VariantResult& vr) {
+            if (run.simulation_unavailable) return;  // said once; the timing goes on
+            if (auto err = simulate_variant(v, vr, plan.seed, exe, *geometry)) {
+                run.simulation_unavailable = err->message;
+                std::fprintf(stderr, "%s: cache simulation failed: %s\n", argv0, err->message.c_str());
+            }
+        };
     // Calibration needs the oracle timed even where no variant is planned.
     if (opt.calibrate)
         for (auto& kp : plan.kernels) kp.variants.push_back({kp.kernel, oracle_for(kp.kernel), "naive oracle"});

@@ -76,7 +76,7 @@ Plan make_plan(const Options& options, const Registry& registry, const StudentFi
         KernelPlan kp{k, {}, student.graded(k), k == Kernel::rotate ? options.rotate_dims : options.smooth_dims, {}, {}};
         std::vector<Variant> candidates = registry.of(k);
         if (options.autograder) {
-            candidates = {{k, student.graded(k), fmt::format("{}() function", kernel_name(k))}};
+            candidates = {{k, student.graded(k), fmt::format("{}() function", kernel_name(k)), Variant::kGraded}};
         } else if (candidates.empty()) {
             kp.notice = fmt::format("no {0} variant registered: call add_{0}_function() in register_{0}_functions()",
                                     kernel_name(k));

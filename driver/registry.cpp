@@ -14,13 +14,16 @@ lab_test_func oracle_for(Kernel k) { return k == Kernel::rotate ? oracle_rotate 
 
 void Registry::add(Kernel k, lab_test_func fn, const char* description) {
     // A null description printed as "(null)" in the classic driver; keep the row usable.
-    variants_.push_back({k, fn, description ? description : "(no description)"});
+    variants_.push_back({k, fn, description ? description : "(no description)", 0});
 }
 
 std::vector<Variant> Registry::of(Kernel k) const {
     std::vector<Variant> out;
     for (const auto& v : variants_)
-        if (v.kernel == k) out.push_back(v);
+        if (v.kernel == k) {
+            out.push_back(v);
+            out.back().index = int(out.size()) - 1;
+        }
     return out;
 }
 

@@ -13,6 +13,10 @@ struct Variant {
     Kernel kernel;
     lab_test_func fn;
     std::string description;
+    int index = kGraded;  // position among the kernel's registered variants
+
+    static constexpr int kOracle = -1;  // the driver's naive oracle
+    static constexpr int kGraded = -2;  // rotate()/smooth() themselves, as -g times them
 };
 
 class Registry {

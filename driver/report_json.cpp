@@ -111,6 +111,8 @@ std::string json_report(const RunResult& run) {
         {"kernels", kernels},
         {"counters_unavailable", optional_string(run.counters_unavailable)},
         {"simulation_unavailable", optional_string(run.simulation_unavailable)},
+        {"simulation_geometry", run.simulation_geometry.empty() ? json(nullptr) : json(run.simulation_geometry)},
+        {"clock_notice", optional_string(run.clock_notice)},
         {"total_points", run.total_points ? json(*run.total_points) : json(nullptr)},
     };
     // Descriptions are the student's bytes: keep valid UTF-8 intact and replace

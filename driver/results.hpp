@@ -76,6 +76,7 @@ struct RunResult {
     ClockInfo clock;
     RunConfig config;
     std::vector<KernelResult> kernels;
+    std::optional<std::string> clock_notice;  // why the requested clock is not the one used
     std::optional<std::string> counters_unavailable;
     std::optional<std::string> simulation_unavailable;
     std::string simulation_geometry;

@@ -107,6 +107,7 @@ std::vector<KernelResult> Runner::run(const RunnerObserver& observer) {
             kr.variants.push_back(measure(kp, v.description, v.fn, kr.baseline_cpes, true));
             auto& vr = kr.variants.back();
             vr.graded = v.fn == kp.graded_fn;
+            if (observer.measured) observer.measured(kp, v, vr);
             if (vr.complete() && (!kr.best || vr.mean_speedup > kr.variants[*kr.best].mean_speedup))
                 kr.best = kr.variants.size() - 1;
             if (observer.variant_done) observer.variant_done(kr, vr);

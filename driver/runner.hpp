@@ -23,6 +23,9 @@ public:
 
 struct RunnerObserver {
     std::function<void(const KernelResult&)> kernel_started;
+    // A later measuring stage (the cache simulation) may add to a variant's result
+    // before anyone sees it.
+    std::function<void(const KernelPlan&, const Variant&, VariantResult&)> measured;
     std::function<void(const KernelResult&, const VariantResult&)> variant_done;
 };
 

@@ -13,10 +13,19 @@ struct Team {
     std::string team, name1, email1, name2, email2;
 };
 
+// How the student's file was built, recorded by mk/link-driver.sh.
+struct BuildInfo {
+    std::string kernels_path;    // absolute path of the kernels file compiled in
+    std::string kernels_sha256;  // of its contents at build time
+    std::string kcflags;         // the flags it was compiled with
+    long build_time = 0;         // seconds since the epoch
+};
+
 struct StudentFile {
     Team team;
     lab_test_func rotate;
     lab_test_func smooth;
+    BuildInfo build;
     lab_test_func graded(Kernel k) const { return k == Kernel::rotate ? rotate : smooth; }
 };
 
