@@ -1,6 +1,6 @@
 # perflab - top-level build. `make` builds ./driver from $(KERNELS); see README.md.
 #
-# Each part of the project has its own fragment (driver/driver.mk, probe/probe.mk, ...);
+# Each part of the project has its own fragment (src/driver/driver.mk, probe/*.mk, ...);
 # this file holds only what they share: tools, flags, the dependency check and the
 # test aggregation.
 
@@ -15,7 +15,7 @@ B        := build
 KCFLAGS  ?= -O2 -Wall -g
 KERNELS  ?= kernels/kernels.c
 CXXFLAGS ?= -O2 -g -Wall -Wextra
-PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Idriver -Ikernels -Ireference -Iprobe -MMD -MP
+PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Isrc/driver -Ikernels -Ireference -Iprobe -MMD -MP
 PERFLAB_LDLIBS   := -lfmt -lpfm -lm -pthread
 
 # Debian packages the build needs; mk/deps.sh installs them or prints the command.
@@ -50,10 +50,10 @@ $(B)/obj/%.o: %.c | $(DEPS_STAMP)
 ALL_TARGETS :=
 TEST_BINARIES :=
 
-# Every other */*.mk fragment (reference, probe, grader, handout, bench) adds its own
+# Every other fragment (src/grader, reference, probe, handout, bench) adds its own
 # targets; tests.mk comes last because it links what the others put in TEST_LIBS.
-include driver/driver.mk
-include $(sort $(filter-out driver/driver.mk tests/tests.mk,$(wildcard */*.mk)))
+include src/driver/driver.mk
+include $(sort $(filter-out src/driver/driver.mk tests/tests.mk,$(wildcard */*.mk src/*/*.mk)))
 include tests/tests.mk
 
 .PHONY: all clean

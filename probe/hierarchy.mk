@@ -7,8 +7,8 @@ PROBE_LIB_SOURCES := probe/kbest.cpp probe/huge_buffer.cpp probe/latency.cpp \
 PROBE_LIB := $(B)/lib/libprobe.a
 # The three driver objects by name rather than libperflab.a, which holds the whole
 # driver and may be mid-edit.
-PROBE_DRIVER_OBJECTS := $(B)/obj/driver/clock.o $(B)/obj/driver/machine.o \
-                        $(B)/obj/driver/affinity.o
+PROBE_DRIVER_OBJECTS := $(B)/obj/src/driver/clock.o $(B)/obj/src/driver/machine.o \
+                        $(B)/obj/src/driver/affinity.o
 
 $(PROBE_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(PROBE_LIB_SOURCES))
 	@mkdir -p $(dir $@)

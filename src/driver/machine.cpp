@@ -108,7 +108,7 @@ std::vector<CacheLevel> read_sysfs_caches(const std::string& cpu_dir) {
 
 std::vector<CacheLevel> read_cpuid_caches() {
     std::vector<CacheLevel> out;
-    unsigned a, b, c, d;
+    unsigned a = 0, b = 0, c = 0, d = 0;
     if (is_amd() && __get_cpuid_max(0x80000000, nullptr) >= 0x80000006) {
         __get_cpuid(0x80000005, &a, &b, &c, &d);
         unsigned l1_assoc = (c >> 16) & 0xff;

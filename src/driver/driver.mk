@@ -1,9 +1,9 @@
-# The driver: C++ sources in driver/, the oracle and the speed-of-light kernel from
+# The driver: C++ sources in src/driver/, the oracle and the speed-of-light kernel from
 # reference/, linked with one student kernels file by mk/link-driver.sh, which makes
 # every symbol but main and the two add_*_function calls local.
 
-DRIVER_MAIN_SOURCES := driver/main.cpp driver/student.cpp
-DRIVER_LIB_SOURCES  := $(filter-out $(DRIVER_MAIN_SOURCES),$(wildcard driver/*.cpp))
+DRIVER_MAIN_SOURCES := src/driver/main.cpp src/driver/student.cpp
+DRIVER_LIB_SOURCES  := $(filter-out $(DRIVER_MAIN_SOURCES),$(wildcard src/driver/*.cpp))
 DRIVER_LIB_OBJECTS  := $(patsubst %.cpp,$(B)/obj/%.o,$(DRIVER_LIB_SOURCES)) \
                        $(B)/obj/reference/naive.o $(B)/obj/reference/speed_of_light.o
 DRIVER_LIB          := $(B)/lib/libperflab.a
@@ -32,9 +32,9 @@ $(B)/obj/student/kernels.o: $(KERNELS) kernels/defs.h $(B)/kernels-path | $(DEPS
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -Ikernels -I$(dir $(KERNELS)) -c $(KERNELS) -o $@
 
-# The student-facing binary. (While the C++ sources live in driver/, the binary
-# cannot sit beside them under the same name; see README.)
-DRIVER_BIN := $(B)/driver
+# The student-facing binary, where students expect it. (It is why the C++ sources
+# live in src/driver/: a directory cannot share the name.)
+DRIVER_BIN := driver
 
 $(DRIVER_BIN): $(B)/obj/student/kernels.o $(DRIVER_CORE) mk/link-driver.sh
 	KCFLAGS='$(KCFLAGS)' mk/link-driver.sh $@ $(DRIVER_CORE) $(KERNELS) $(B)/obj/student/kernels.o
