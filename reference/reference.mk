@@ -7,11 +7,13 @@ REFERENCE_SOURCES   := $(wildcard reference/rotate_*.c reference/smooth_*.c)
 REFERENCE_OBJECTS   := $(patsubst %.c,$(B)/obj/%.o,$(REFERENCE_SOURCES))
 REFERENCE_SOLUTIONS := reference/solutions.c
 REFERENCE_LIB       := $(B)/lib/libreference.a
+# The catalog through which the driver's --explain reaches the reference kernels.
+REFERENCE_CATALOG   := $(B)/obj/reference/catalog.o
 
 $(B)/obj/reference/%.o: KCFLAGS += -Ireference
 $(REFERENCE_OBJECTS): reference/reference.h kernels/defs.h
 
-$(REFERENCE_LIB): $(REFERENCE_OBJECTS)
+$(REFERENCE_LIB): $(REFERENCE_OBJECTS) $(REFERENCE_CATALOG)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -24,6 +26,8 @@ REFERENCE_DRIVER := $(B)/reference-driver
 
 $(B)/obj/reference/solutions.o: $(REFERENCE_SOLUTIONS) reference/reference.h kernels/defs.h
 
+# The core already holds the reference kernels (made local): solutions.c reaches
+# them through their names before the core's are hidden, so they are linked twice.
 $(REFERENCE_DRIVER): $(B)/obj/reference/solutions.o $(REFERENCE_OBJECTS) $(DRIVER_CORE) mk/link-driver.sh
 	KCFLAGS='$(KCFLAGS)' mk/link-driver.sh $@ $(DRIVER_CORE) $(REFERENCE_SOLUTIONS) \
 	    $(B)/obj/reference/solutions.o $(REFERENCE_OBJECTS)
