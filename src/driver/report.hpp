@@ -22,7 +22,6 @@ public:
     void header(const RunResult& run);
     void kernel_started(const KernelResult& kernel);
     void variant(const KernelResult& kernel, const VariantResult& variant);
-    void kernel_done(const KernelResult& kernel);
     void summary(const RunResult& run);
 
 private:

@@ -38,6 +38,14 @@ void TextReport::header(const RunResult& run) {
 
 void TextReport::kernel_started(const KernelResult& kernel) {
     if (!kernel.notice.empty()) fmt::print(out_, "{}: {}\n\n", kernel_title(kernel.kernel), kernel.notice);
+    if (!kernel.speed_of_light) return;
+    std::string dims = "Dim\t", cpes = "memcpy CPEs";
+    for (const auto& d : kernel.speed_of_light->dims) {
+        dims += fmt::format("\t{}", d.dim);
+        cpes += fmt::format("\t{:.2f}", d.cpe);
+    }
+    fmt::print(out_, "{}: Speed of light = memcpy of the same bytes (not scored):\n{}\n{}\n\n",
+               kernel_title(kernel.kernel), dims, cpes);
 }
 
 void TextReport::variant(const KernelResult& kernel, const VariantResult& v) {
@@ -72,6 +80,12 @@ void TextReport::variant(const KernelResult& kernel, const VariantResult& v) {
         unconverged |= !d.converged;
     }
     fmt::print(out_, "{}\tMean\n{}\n{}\n{}\t{:.1f}\n", dims, cpes, base, speed, v.mean_speedup);
+    if (kernel.speed_of_light) {
+        std::string row = "x memcpy";
+        for (std::size_t i = 0; i < v.dims.size() && i < kernel.speed_of_light->dims.size(); ++i)
+            row += fmt::format("\t{:.1f}", v.dims[i].cpe / kernel.speed_of_light->dims[i].cpe);
+        fmt::print(out_, "{}\n", row);
+    }
     if (options_.verbose) fmt::print(out_, "{}\n", samples);
     // Counter and simulation rows, one per event, under the classic table.
     for (auto member : {&DimResult::counters, &DimResult::simulated}) {
@@ -89,18 +103,6 @@ void TextReport::variant(const KernelResult& kernel, const VariantResult& v) {
         explained_unconverged_ = true;
     }
     fmt::print(out_, "\n");
-}
-
-void TextReport::kernel_done(const KernelResult& kernel) {
-    if (!kernel.speed_of_light) return;
-    const auto& s = *kernel.speed_of_light;
-    std::string dims = "Dim\t", cpes = "memcpy CPEs";
-    for (const auto& d : s.dims) {
-        dims += fmt::format("\t{}", d.dim);
-        cpes += fmt::format("\t{:.2f}", d.cpe);
-    }
-    fmt::print(out_, "{}: Speed of light = memcpy of the same bytes (not scored):\n{}\n{}\n\n",
-               kernel_title(kernel.kernel), dims, cpes);
 }
 
 void TextReport::summary(const RunResult& run) {

@@ -102,6 +102,10 @@ std::vector<KernelResult> Runner::run(const RunnerObserver& observer) {
             VariantResult oracle = measure(kp, "naive oracle", oracle_for(kp.kernel), {}, false);
             for (const auto& d : oracle.dims) kr.baseline_cpes.push_back(d.cpe);
         }
+        // The memcpy row first, so every variant's report can say how far it is from it.
+        if (plan_.speed_of_light && !kp.variants.empty())
+            kr.speed_of_light = measure(kp, "memcpy: speed of light (not scored)", speed_of_light_copy,
+                                        kr.baseline_cpes, false);
         if (observer.kernel_started) observer.kernel_started(kr);
         for (const auto& v : kp.variants) {
             kr.variants.push_back(measure(kp, v.description, v.fn, kr.baseline_cpes, true));
@@ -112,9 +116,6 @@ std::vector<KernelResult> Runner::run(const RunnerObserver& observer) {
                 kr.best = kr.variants.size() - 1;
             if (observer.variant_done) observer.variant_done(kr, vr);
         }
-        if (plan_.speed_of_light && !kp.variants.empty())
-            kr.speed_of_light = measure(kp, "memcpy: speed of light (not scored)", speed_of_light_copy,
-                                        kr.baseline_cpes, false);
         results.push_back(std::move(kr));
     }
     return results;
