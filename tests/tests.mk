@@ -8,7 +8,7 @@ TEST_BIN     := $(B)/tests/perflab-tests
 
 $(B)/obj/tests/%.o: PERFLAB_CXXFLAGS += -DPERFLAB_ROOT='"$(CURDIR)"' -Itests
 
-TEST_SUPPORT := $(B)/obj/tests/catch_main.o $(B)/obj/tests/harness.o
+TEST_SUPPORT := $(B)/obj/tests/catch_main.o $(B)/obj/tests/harness.o $(B)/obj/tests/json_schema.o
 
 # The libraries as one group: they call each other (probe -> driver) in any order.
 $(TEST_BIN): $(TEST_SUPPORT) $(TEST_OBJECTS) $(TEST_LIBS)
