@@ -1,0 +1,96 @@
+#include "batch.hpp"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fmt/format.h>
+#include <set>
+
+#include "atomic_file.hpp"
+#include "calibration.hpp"
+#include "gradebook.hpp"
+#include "progress.hpp"
+#include "results_store.hpp"
+#include "static_checks.hpp"
+
+namespace perflab::grader {
+namespace fs = std::filesystem;
+namespace {
+
+std::string make_work_root() {
+    std::string tmpl = (fs::temp_directory_path() / "perflab-grader-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work directory in " + fs::temp_directory_path().string() + ": set TMPDIR");
+    return tmpl;
+}
+
+std::string summary(const Record& r) {
+    return r.status == Status::ok ? fmt::format("ok, {:.1f} points", r.total) : status_id(r.status) + ": " + r.reason;
+}
+
+}  // namespace
+
+int run_batch(const BatchSettings& s) {
+    fs::create_directories(fs::path(s.out_dir) / "feedback");
+    const std::string out = fs::absolute(s.out_dir).string();
+    std::vector<Handin> handins = discover_handins(s.handins_dir);
+    ResultsStore store(out + "/results.jsonl");
+    if (s.force) {
+        std::set<std::string> ids;
+        for (const auto& h : handins) ids.insert(h.id);
+        store.forget(ids);
+    }
+    std::vector<Handin> todo;
+    for (const auto& h : handins)
+        if (!store.has(h.id)) todo.push_back(h);
+
+    Progress progress(stderr, todo.size());
+    if (handins.size() != todo.size())
+        progress.note(fmt::format("{} of {} hand-ins already graded in {} (--force regrades them)",
+                                  handins.size() - todo.size(), handins.size(), out));
+    if (todo.empty()) {
+        write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
+        return 0;
+    }
+
+    std::string work_root = make_work_root();
+    struct Cleanup {
+        std::string path;
+        ~Cleanup() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    } cleanup{work_root};
+
+    GradeSettings grade = s.grade;
+    Calibrator calibrator(grade.layout, work_root + "/calibration", grade.driver_args, grade.sandbox);
+    std::set<std::string> library_names = library_symbols(calibrator.driver());
+    grade.build.library_names = &library_names;
+    // Baseline file names carry the start time, so a resumed batch never
+    // overwrites a baseline that earlier records point to.
+    const std::string stamp = std::to_string(std::time(nullptr));
+    std::string baseline = s.fixed_baseline ? fs::absolute(*s.fixed_baseline).string() : "";
+    auto recalibrate = [&](std::size_t graded) {
+        if (s.fixed_baseline) return;
+        baseline = calibrator.measure(fmt::format("{}/baselines/{}-{}.toml", out, stamp, graded), graded);
+        nlohmann::json report = calibrator.report();
+        report["policy"] = grade.policy.source;
+        write_file_atomically(out + "/batch.json", report.dump(2) + "\n");
+        progress.note(fmt::format("baseline measured after {} hand-ins: {}", graded, baseline));
+    };
+
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+        if (i % std::max<std::size_t>(s.recalibrate_every, 1) == 0) recalibrate(i);
+        const Handin& h = todo[i];
+        Graded g = grade_handin(h, grade, baseline, work_root + "/handin");
+        // Feedback first: a record in results.jsonl promises its feedback exists.
+        write_file_atomically(out + "/feedback/" + h.id + ".txt", g.feedback);
+        store.append(g.record);
+        write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
+        progress.done(h.id, summary(g.record));
+    }
+    progress.finish();
+    return 0;
+}
+
+}  // namespace perflab::grader

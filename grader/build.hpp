@@ -1,0 +1,39 @@
+// Turning one untrusted kernels.c into a driver: compiled with the instructor's
+// fixed flags (a student Makefile is never looked at) under a time limit and an
+// output cap, checked statically, then linked with the driver core and the
+// allocation guard.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "layout.hpp"
+#include "outcome.hpp"
+
+namespace perflab::grader {
+
+inline constexpr const char* kStudentCFlags = "-O2 -Wall -g";
+
+struct BuildSettings {
+    double compile_seconds = 60;
+    const std::set<std::string>* library_names = nullptr;  // for the interposition check; null skips it
+};
+
+struct Built {
+    std::optional<Outcome> failure;  // compile-error or forbidden
+    std::string driver;              // the linked driver when there is no failure
+    std::string log;                 // compiler and linker output, for the feedback
+};
+
+// Builds `work_dir`/kernels.c into `work_dir`/driver.
+Built build_handin(const Layout& layout, const std::string& work_dir, const BuildSettings& settings);
+
+// Links a trusted driver from `kernels_source` without checks (calibration).
+// Throws std::runtime_error with the linker's first error.
+std::string link_trusted_driver(const Layout& layout, const std::string& work_dir, const std::string& kernels_text);
+
+// The line of compiler/linker output a student should read first.
+std::string first_error_line(const std::string& log);
+
+}  // namespace perflab::grader

@@ -1,0 +1,133 @@
+#include "discovery.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <sstream>
+
+#include "subprocess.hpp"
+
+namespace perflab::grader {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kKernels = "kernels.c";
+constexpr std::size_t kMaxSourceBytes = 4 * 1024 * 1024;
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The ID names files in the output directory, so it must be a plain name.
+bool usable_id(const std::string& id) {
+    return !id.empty() && id[0] != '.' && std::all_of(id.begin(), id.end(), [](unsigned char c) {
+        return std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '@' || c == '+';
+    });
+}
+
+// The ID a directory entry stands for, or "" when it is no hand-in.
+std::string id_of(const fs::directory_entry& e) {
+    std::string name = e.path().filename().string();
+    if (e.is_directory()) return name;
+    if (!e.is_regular_file()) return "";
+    for (const char* suffix : {"-kernels.c", ".tar.gz", ".tgz", ".tar", ".c"})
+        if (ends_with(name, suffix)) return name.substr(0, name.size() - std::string(suffix).size());
+    return "";
+}
+
+bool is_archive(const std::string& path) {
+    return ends_with(path, ".tar") || ends_with(path, ".tar.gz") || ends_with(path, ".tgz");
+}
+
+std::string run_tar(const std::vector<std::string>& argv, const std::string& archive) {
+    Finished f = spawn(command(argv, 30, kMaxSourceBytes + 1));
+    if (!f.exited_ok())
+        throw HandinError(fmt::format("{} is not a readable tar archive: upload a .tar or .tar.gz made with tar",
+                                      fs::path(archive).filename().string()));
+    return f.output;
+}
+
+bool escapes(const std::string& member) {
+    if (member.empty() || member[0] == '/') return true;
+    for (const auto& part : fs::path(member))
+        if (part == "..") return true;
+    return false;
+}
+
+std::string from_archive(const Handin& h) {
+    std::string name = fs::path(h.path).filename().string();
+    std::istringstream listing(run_tar({"tar", "-tf", h.path}, h.path));
+    std::vector<std::string> found;
+    for (std::string member; std::getline(listing, member);) {
+        if (escapes(member))
+            throw HandinError(fmt::format("{} holds '{}', a path outside the archive: pack only your files", name, member));
+        if (fs::path(member).filename() == kKernels) found.push_back(member);
+    }
+    if (found.empty()) throw HandinError(fmt::format("{} has no kernels.c: put kernels.c in the archive", name));
+    if (found.size() > 1)
+        throw HandinError(fmt::format("{} has {} files named kernels.c ({}): keep one", name, found.size(),
+                                      fmt::join(found, ", ")));
+    // Listed members only, written by us: a symlink or device in the archive
+    // never reaches the file system.
+    std::istringstream verbose(run_tar({"tar", "-tvf", h.path, found[0]}, h.path));
+    std::string line;
+    std::getline(verbose, line);
+    if (line.empty() || line[0] != '-')
+        throw HandinError(fmt::format("{}: {} is not a regular file: pack the file itself", name, found[0]));
+    return run_tar({"tar", "-xOf", h.path, found[0]}, h.path);
+}
+
+std::string from_directory(const Handin& h) {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::recursive_directory_iterator(h.path))
+        if (e.path().filename() == kKernels && e.is_regular_file() && !e.is_symlink()) found.push_back(e.path());
+    if (found.empty()) throw HandinError(fmt::format("no kernels.c in {}/: hand in kernels.c", h.id));
+    if (found.size() > 1) throw HandinError(fmt::format("{} files named kernels.c under {}/: keep one", found.size(), h.id));
+    return found[0].string();
+}
+
+}  // namespace
+
+std::vector<Handin> discover_handins(const std::string& dir) {
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) throw std::runtime_error(fmt::format("cannot read hand-in directory '{}' ({}): check the path", dir, ec.message()));
+    std::map<std::string, Handin> by_id;
+    for (const auto& e : it) {
+        std::string id = id_of(e);
+        if (id.empty() || e.path().filename().string()[0] == '.') continue;
+        auto [pos, inserted] = by_id.try_emplace(id, Handin{id, e.path().string(), ""});
+        if (!inserted)
+            pos->second.problem = fmt::format("two hand-ins for {} ({} and {}): remove one",
+                                              id, fs::path(pos->second.path).filename().string(),
+                                              e.path().filename().string());
+        else if (!usable_id(id))
+            pos->second.problem = fmt::format("'{}' is no usable student ID: rename it to letters, digits and ._-@+", id);
+    }
+    std::vector<Handin> out;
+    for (auto& [id, h] : by_id) out.push_back(std::move(h));
+    return out;
+}
+
+void extract_kernels(const Handin& h, const std::string& dest) {
+    if (!h.problem.empty()) throw HandinError(h.problem);
+    std::string text;
+    if (is_archive(h.path)) {
+        text = from_archive(h);
+    } else {
+        std::string source = fs::is_directory(h.path) ? from_directory(h) : h.path;
+        if (fs::file_size(source) > kMaxSourceBytes)
+            throw HandinError(fmt::format("{} is over {} MiB: hand in the source only", source, kMaxSourceBytes >> 20));
+        fs::copy_file(source, dest, fs::copy_options::overwrite_existing);
+        return;
+    }
+    if (text.size() > kMaxSourceBytes)
+        throw HandinError(fmt::format("kernels.c in {} is over {} MiB: hand in the source only",
+                                      fs::path(h.path).filename().string(), kMaxSourceBytes >> 20));
+    FILE* f = std::fopen(dest.c_str(), "wb");
+    if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fclose(f) != 0)
+        throw std::runtime_error(fmt::format("cannot write '{}': check the work directory has space", dest));
+}
+
+}  // namespace perflab::grader

@@ -1,0 +1,84 @@
+#include "grade.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace perflab::grader {
+namespace fs = std::filesystem;
+namespace {
+
+std::string feedback_text(const Record& r, const std::string& body) {
+    std::string text = fmt::format("perflab grader: {}\nstatus: {}\nreason: {}\n", r.id, status_id(r.status), r.reason);
+    if (r.status == Status::ok || r.rotate_points > 0 || r.smooth_points > 0)
+        text += fmt::format("points: rotate {:.1f}  smooth {:.1f}  total {:.1f}\n", r.rotate_points, r.smooth_points,
+                            r.total);
+    if (!body.empty()) text += "\n" + body + (body.back() == '\n' ? "" : "\n");
+    return text;
+}
+
+// Removes the work directory whatever way grading ends.
+struct WorkDir {
+    std::string path;
+    explicit WorkDir(std::string p) : path(std::move(p)) {
+        fs::remove_all(path);
+        fs::create_directories(path + "/run");
+    }
+    ~WorkDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+}  // namespace
+
+Graded grade_handin(const Handin& handin, const GradeSettings& settings, const std::string& baseline_file,
+                    const std::string& work_dir) {
+    WorkDir work(work_dir);
+    Record r;
+    r.id = handin.id;
+    r.baseline = baseline_file;
+    try {
+        extract_kernels(handin, work.path + "/kernels.c");
+    } catch (const HandinError& e) {
+        r.status = Status::unusable;
+        r.reason = e.what();
+        return {r, feedback_text(r, "")};
+    }
+    Built built;
+    TrialSet set;
+    try {
+        built = build_handin(settings.layout, work.path, settings.build);
+        if (built.failure) {
+            r.status = built.failure->status;
+            r.reason = built.failure->reason;
+            return {r, feedback_text(r, built.log)};
+        }
+        std::vector<std::string> args{"-g", "-t"};
+        if (!baseline_file.empty()) args.insert(args.end(), {"--baseline", baseline_file});
+        args.insert(args.end(), settings.driver_args.begin(), settings.driver_args.end());
+        set = run_trials(built.driver, args, work.path + "/run", settings.sandbox, settings.trials);
+    } catch (const std::exception& e) {
+        // The grader's own tools failed, not the hand-in: say so, and grade the rest.
+        r.status = Status::internal_error;
+        r.reason = std::string(e.what()) + " (not the hand-in's fault: rerun with --force once fixed)";
+        return {r, feedback_text(r, built.log)};
+    }
+    r.status = set.outcome.status;
+    r.reason = set.outcome.reason;
+    r.trials = set.trials;
+    if (set.rotate.correct) {
+        r.rotate_speedup = set.rotate.speedup;
+        r.rotate_points = settings.policy.rotate.points(set.rotate.speedup);
+    }
+    if (set.smooth.correct) {
+        r.smooth_speedup = set.smooth.speedup;
+        r.smooth_points = settings.policy.smooth.points(set.smooth.speedup);
+    }
+    r.total = r.rotate_points + r.smooth_points;
+    if (r.status == Status::ok)
+        r.reason = fmt::format("graded: median of {} trial{}, rotate speedup {:.2f}, smooth speedup {:.2f}", r.trials,
+                               r.trials == 1 ? "" : "s", set.rotate.speedup, set.smooth.speedup);
+    return {r, feedback_text(r, set.last_output)};
+}
+
+}  // namespace perflab::grader

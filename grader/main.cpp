@@ -1,0 +1,158 @@
+// ./grader: batch grading (grade), a host-calibrated policy (calibrate), and one
+// hand-in for Autolab or Gradescope.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <sstream>
+
+#include "atomic_file.hpp"
+#include "batch.hpp"
+#include "platforms.hpp"
+#include "policy_calibration.hpp"
+#include "static_checks.hpp"
+#include "trusted_sources.hpp"
+
+namespace perflab::grader {
+namespace {
+namespace fs = std::filesystem;
+
+struct Common {
+    std::optional<std::string> perflab, policy_file;
+    std::string driver_args;
+    GradeSettings grade;
+    double memory_mib = 4096;
+};
+
+void add_common(CLI::App& app, Common& c) {
+    app.add_option("--perflab", c.perflab, "Directory with the driver core, defs.h and the link script (or $PERFLAB_HOME)")
+        ->option_text("DIR");
+    app.add_option("--policy", c.policy_file, "Speedup-to-points policy TOML (default: 50 points per kernel, 1.0 -> 3.5)")
+        ->option_text("FILE");
+    app.add_option("--driver-args", c.driver_args, "Extra driver options, e.g. \"--dims 64,128 --max-samples 5\"")
+        ->option_text("ARGS");
+    app.add_option("--trials", c.grade.trials, "Timed runs per hand-in; the median speedup counts (default 3)")
+        ->check(CLI::Range(1, 100));
+    app.add_option("--wall-timeout", c.grade.sandbox.wall_seconds, "Seconds one driver run may take (default 600)")
+        ->check(CLI::Range(1.0, 86400.0));
+    app.add_option("--cpu-seconds", c.grade.sandbox.cpu_seconds, "CPU seconds one driver run may use (default 600)")
+        ->check(CLI::Range(1, 86400));
+    app.add_option("--memory", c.memory_mib, "Address space per run in MiB (default 4096)")->check(CLI::Range(256.0, 1e7));
+    app.add_option("--compile-timeout", c.grade.build.compile_seconds, "Seconds compiling may take (default 60)")
+        ->check(CLI::Range(1.0, 3600.0));
+}
+
+void finish_common(Common& c) {
+    c.grade.layout = find_layout(c.perflab);
+    if (c.policy_file) c.grade.policy = load_policy(*c.policy_file);
+    std::istringstream in(c.driver_args);
+    for (std::string a; in >> a;) c.grade.driver_args.push_back(a);
+    c.grade.sandbox.memory_bytes = rlim_t(c.memory_mib) << 20;
+}
+
+// One hand-in outside a batch (Autolab, Gradescope): its own work directory and
+// the driver's own baseline unless one is given.
+Graded grade_single(const std::string& kernels, Common& c, const std::optional<std::string>& baseline) {
+    if (!fs::is_regular_file(kernels)) throw std::runtime_error(fmt::format("no hand-in at '{}': check the path", kernels));
+    std::string work = (fs::temp_directory_path() / fmt::format("perflab-grader-{}", getpid())).string();
+    std::set<std::string> library_names = library_symbols(link_trusted_driver(c.grade.layout, work + "/trusted", kCalibrationKernelsSource));
+    c.grade.build.library_names = &library_names;
+    Graded g = grade_handin({"submission", fs::absolute(kernels).string(), ""}, c.grade,
+                            baseline ? fs::absolute(*baseline).string() : "", work + "/handin");
+    fs::remove_all(work);
+    return g;
+}
+
+int run(int argc, char** argv) {
+    CLI::App app{"perflab grader: grades untrusted kernels.c hand-ins in a sandbox", "grader"};
+    app.require_subcommand(1);
+
+    Common grade_opts;
+    BatchSettings batch;
+    auto* grade = app.add_subcommand("grade", "Grade every hand-in in HANDINS into --out DIR (resumable)");
+    grade->add_option("HANDINS", batch.handins_dir, "Directory of ID.c, ID-kernels.c, ID/kernels.c, ID.tar(.gz)")
+        ->required();
+    grade->add_option("--out", batch.out_dir, "Output directory")->required()->option_text("DIR");
+    grade->add_flag("--force", batch.force, "Regrade hand-ins that already have a record");
+    grade->add_option("--recalibrate-every", batch.recalibrate_every, "Re-measure the baseline every M hand-ins (default 10)")
+        ->check(CLI::Range(1, 1000000));
+    grade->add_option("--baseline", batch.fixed_baseline, "A fixed baseline TOML instead of measuring one")
+        ->option_text("FILE");
+    add_common(*grade, grade_opts);
+
+    Common cal_opts;
+    std::string policy_out;
+    std::optional<std::string> reference;
+    auto* calibrate = app.add_subcommand("calibrate", "Write a policy whose full marks are the reference speedups here");
+    calibrate->add_option("--out", policy_out, "Policy TOML to write")->required()->option_text("FILE");
+    calibrate->add_option("--reference-driver", reference, "The reference driver (default: build/reference-driver)")
+        ->option_text("FILE");
+    calibrate->add_option("--perflab", cal_opts.perflab, "perflab directory (or $PERFLAB_HOME)")->option_text("DIR");
+    calibrate->add_option("--driver-args", cal_opts.driver_args, "Extra driver options")->option_text("ARGS");
+
+    Common autolab_opts;
+    std::string autolab_kernels;
+    std::optional<std::string> autolab_baseline;
+    auto* autolab = app.add_subcommand("autolab", "Grade one kernels.c; the last line is Autolab's score JSON");
+    autolab->add_option("KERNELS", autolab_kernels, "The hand-in")->required();
+    autolab->add_option("--baseline", autolab_baseline, "A fixed baseline TOML")->option_text("FILE");
+    add_common(*autolab, autolab_opts);
+
+    Common gs_opts;
+    std::string gs_submission = "/autograder/submission/kernels.c", gs_results = "/autograder/results/results.json";
+    std::optional<std::string> gs_baseline;
+    auto* gradescope = app.add_subcommand("gradescope", "Grade a Gradescope submission into results.json");
+    gradescope->add_option("--submission", gs_submission, "The hand-in (default /autograder/submission/kernels.c)");
+    gradescope->add_option("--results", gs_results, "Where to write (default /autograder/results/results.json)");
+    gradescope->add_option("--baseline", gs_baseline, "A fixed baseline TOML")->option_text("FILE");
+    add_common(*gradescope, gs_opts);
+
+    CLI11_PARSE(app, argc, argv);
+
+    if (*grade) {
+        finish_common(grade_opts);
+        batch.grade = grade_opts.grade;
+        return run_batch(batch);
+    }
+    if (*calibrate) {
+        finish_common(cal_opts);
+        std::string driver = reference.value_or(cal_opts.grade.layout.reference_driver);
+        if (driver.empty()) throw std::runtime_error("no reference driver found: build it (make build/reference-driver) or pass --reference-driver");
+        std::string work = (fs::temp_directory_path() / fmt::format("perflab-calibrate-{}", getpid())).string();
+        ScoringPolicy p = calibrate_policy(driver, cal_opts.grade.driver_args, work);
+        fs::remove_all(work);
+        write_file_atomically(policy_out, policy_to_toml(p, fmt::format("Full marks at the reference speedups measured "
+                                                                        "here: rotate {:.2f}, smooth {:.2f}.",
+                                                                        p.rotate.full_marks_speedup(),
+                                                                        p.smooth.full_marks_speedup())));
+        std::fprintf(stderr, "full marks: rotate at speedup %.2f, smooth at %.2f -> %s\n", p.rotate.full_marks_speedup(),
+                     p.smooth.full_marks_speedup(), policy_out.c_str());
+        return 0;
+    }
+    if (*autolab) {
+        finish_common(autolab_opts);
+        Graded g = grade_single(autolab_kernels, autolab_opts, autolab_baseline);
+        std::fputs(g.feedback.c_str(), stdout);
+        std::puts(autolab_line(g.record).c_str());
+        return 0;
+    }
+    finish_common(gs_opts);
+    Graded g = grade_single(gs_submission, gs_opts, gs_baseline);
+    fs::create_directories(fs::path(gs_results).parent_path());
+    write_file_atomically(gs_results, gradescope_results(g.record, gs_opts.grade.policy, g.feedback).dump(2) + "\n");
+    std::fputs(g.feedback.c_str(), stdout);
+    return 0;
+}
+
+}  // namespace
+}  // namespace perflab::grader
+
+int main(int argc, char** argv) {
+    try {
+        return perflab::grader::run(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,48 @@
+#include "platforms.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace perflab::grader {
+namespace {
+
+using nlohmann::json;
+
+// Gradebooks show tenths; more digits only suggest a precision timing lacks.
+double tenths(double v) { return std::round(v * 10) / 10; }
+
+json test_entry(const char* name, double points, double max_points, const std::optional<double>& speedup,
+                const Record& r) {
+    std::string output = speedup ? fmt::format("{}(): speedup {:.2f} -> {:.1f} of {:.0f} points", name, *speedup, points,
+                                               max_points)
+                                 : fmt::format("{}(): not scored ({}: {})", name, status_id(r.status), r.reason);
+    return {{"name", fmt::format("{} performance", name)},
+            {"score", tenths(points)},
+            {"max_score", max_points},
+            {"output", output},
+            {"visibility", "visible"}};
+}
+
+}  // namespace
+
+std::string autolab_line(const Record& r) {
+    json line{{"scores", {{"rotate", tenths(r.rotate_points)}, {"smooth", tenths(r.smooth_points)}}},
+              {"scoreboard", {tenths(r.total), tenths(r.rotate_speedup.value_or(0)), tenths(r.smooth_speedup.value_or(0))}}};
+    return line.dump();
+}
+
+json gradescope_results(const Record& r, const ScoringPolicy& policy, const std::string& feedback) {
+    return {{"score", tenths(r.total)},
+            {"output", feedback},
+            {"visibility", "visible"},
+            {"stdout_visibility", "hidden"},
+            {"tests",
+             {test_entry("rotate", r.rotate_points, policy.rotate.max_points, r.rotate_speedup, r),
+              test_entry("smooth", r.smooth_points, policy.smooth.max_points, r.smooth_speedup, r)}},
+            {"leaderboard",
+             {{{"name", "Total"}, {"value", tenths(r.total)}},
+              {{"name", "Rotate speedup"}, {"value", tenths(r.rotate_speedup.value_or(0))}},
+              {{"name", "Smooth speedup"}, {"value", tenths(r.smooth_speedup.value_or(0))}}}}};
+}
+
+}  // namespace perflab::grader

@@ -1,0 +1,64 @@
+#include "policy_calibration.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "trials.hpp"
+
+namespace perflab::grader {
+namespace {
+
+std::string find_description(const std::string& dump, char kernel_letter, const std::string& prefix) {
+    std::istringstream in(dump);
+    for (std::string line; std::getline(in, line);)
+        if (line.size() > 2 && line[0] == kernel_letter && line[1] == ':' && line.compare(2, prefix.size(), prefix) == 0)
+            return line.substr(2);
+    throw std::runtime_error(fmt::format("the reference driver registers no variant starting '{}': rebuild it "
+                                         "(make build/reference-driver)",
+                                         prefix));
+}
+
+double mean_speedup(const nlohmann::json& report, const char* kernel, const std::string& description) {
+    for (const auto& v : report["kernels"][kernel]["variants"])
+        if (v.value("name", "") == description && v["mean_speedup"].is_number()) return v["mean_speedup"].get<double>();
+    throw std::runtime_error(fmt::format("the reference variant '{}' was not timed correctly: run the reference "
+                                         "driver by hand to see why",
+                                         description));
+}
+
+}  // namespace
+
+ScoringPolicy calibrate_policy(const std::string& reference_driver, const std::vector<std::string>& driver_args,
+                               const std::string& work_dir) {
+    std::filesystem::create_directories(work_dir);
+    const std::string dump = work_dir + "/variants.txt";
+    Finished listed = spawn(command({reference_driver, "-q", "-d", dump}, 60));
+    if (!listed.exited_ok())
+        throw std::runtime_error(fmt::format("'{}' did not list its variants: build it with make", reference_driver));
+    std::ifstream in(dump);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string rotate = find_description(text.str(), 'R', kFullMarksRotate);
+    std::string smooth = find_description(text.str(), 'S', kFullMarksSmooth);
+
+    std::vector<std::string> args{"-t", "--variant", rotate, "--variant", smooth};
+    args.insert(args.end(), driver_args.begin(), driver_args.end());
+    SandboxSettings trusted;  // the reference code is ours: only the clock limits it
+    DriverRun run = run_sandboxed(reference_driver, args, work_dir, trusted);
+    if (!run.report)
+        throw std::runtime_error(fmt::format("the reference driver gave no report (exit {}): {}", run.finished.exit_code,
+                                             run.finished.output.substr(0, 200)));
+    double rs = mean_speedup(*run.report, "rotate", rotate), ss = mean_speedup(*run.report, "smooth", smooth);
+    for (double s : {rs, ss})
+        if (s <= 1.0)
+            throw std::runtime_error(fmt::format("a reference variant reached only speedup {:.2f} here, so no curve from "
+                                                 "1.0 can rise to it: calibrate on a quieter machine or larger --dims",
+                                                 s));
+    ScoringPolicy p{linear_policy(50, 1.0, rs), linear_policy(50, 1.0, ss), "calibrated"};
+    return p;
+}
+
+}  // namespace perflab::grader

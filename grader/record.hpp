@@ -1,0 +1,26 @@
+// One graded hand-in: the line results.jsonl holds and every output is made from.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "outcome.hpp"
+
+namespace perflab::grader {
+
+struct Record {
+    std::string id;
+    Status status = Status::ok;
+    std::string reason;
+    std::optional<double> rotate_speedup, smooth_speedup;  // absent when not measured or not correct
+    double rotate_points = 0, smooth_points = 0, total = 0;
+    int trials = 0;
+    std::string baseline;  // the baseline file the speedups are against ("" = measured by each run)
+};
+
+nlohmann::json to_json(const Record& r);
+// Throws std::runtime_error when a field is missing or has the wrong type.
+Record record_from_json(const nlohmann::json& j);
+
+}  // namespace perflab::grader

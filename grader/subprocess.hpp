@@ -1,0 +1,52 @@
+// Running one untrusted program: its own process group, resource limits, no
+// network where the kernel allows it, a wall clock, capped output, and an
+// optional report pipe on fd 3 that only the program's own code (not what it
+// prints) can reach.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <sys/resource.h>
+#include <vector>
+
+namespace perflab::grader {
+
+// 0 leaves a limit as inherited.
+struct Limits {
+    rlim_t cpu_seconds = 0;
+    rlim_t address_space_bytes = 0;
+    rlim_t file_size_bytes = 0;
+    rlim_t processes = 0;
+    rlim_t open_files = 0;
+};
+
+struct SpawnSpec {
+    std::vector<std::string> argv;
+    std::string cwd;                 // empty: the grader's own
+    std::vector<std::string> env;    // NAME=VALUE added to the grader's environment
+    Limits limits;
+    double wall_seconds = 60;
+    std::size_t output_cap = 256 * 1024;  // stdout and stderr together
+    bool isolate_network = false;
+    bool report_pipe = false;        // fd 3 is the write end of a pipe read into `report`
+};
+
+inline constexpr int kReportFd = 3;
+
+// A spec with no limits beyond the wall clock and the output cap; callers add the rest.
+SpawnSpec command(std::vector<std::string> argv, double wall_seconds, std::size_t output_cap = 256 * 1024);
+
+struct Finished {
+    int exit_code = -1;   // when it exited
+    int signal = 0;       // when a signal ended it
+    bool timed_out = false;  // the wall clock ran out and the group was killed
+    std::string output;   // stdout and stderr interleaved, at most output_cap bytes
+    bool output_truncated = false;
+    std::string report;   // what arrived on the report pipe
+    bool exited_ok() const { return !timed_out && signal == 0 && exit_code == 0; }
+};
+
+// Throws std::runtime_error when the program cannot be started at all.
+Finished spawn(const SpawnSpec& spec);
+
+}  // namespace perflab::grader

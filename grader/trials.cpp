@@ -1,0 +1,153 @@
+#include "trials.hpp"
+
+#include <csignal>
+#include <fmt/format.h>
+#include <sstream>
+
+#include "guarded_call.hpp"
+#include "statistics.hpp"
+#include "trusted_sources.hpp"
+
+namespace perflab::grader {
+namespace {
+
+using nlohmann::json;
+
+std::string last_line_containing(const std::string& text, const std::string& needle) {
+    std::istringstream in(text);
+    std::string found;
+    for (std::string line; std::getline(in, line);)
+        if (line.find(needle) != std::string::npos) found = line;
+    return found;
+}
+
+std::string last_nonempty_line(const std::string& text) {
+    std::istringstream in(text);
+    std::string found;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty()) found = line;
+    return found;
+}
+
+// A run that ended without a report: say how, in the student's terms.
+Outcome judge_ending(const DriverRun& run, const SandboxSettings& sandbox) {
+    const Finished& f = run.finished;
+    const auto mib = sandbox.memory_bytes >> 20;
+    if (f.timed_out)
+        return {Status::timeout, fmt::format("no result within {:.0f} s of wall-clock time: something runs forever "
+                                             "outside the per-call limit (a constructor, or a kernel that never returns)",
+                                             sandbox.wall_seconds)};
+    if (f.signal == SIGXCPU)
+        return {Status::timeout, fmt::format("used more than {} s of CPU time: make the kernels faster", sandbox.cpu_seconds)};
+    if (f.exit_code == kOutOfMemoryExit) {
+        std::string line = last_line_containing(f.output, "perflab-grader:");
+        return {Status::out_of_memory,
+                fmt::format("{}: allocations beyond the {} MiB limit are refused, allocate less",
+                            line.empty() ? "an allocation was refused" : line.substr(line.find(':') + 2), mib)};
+    }
+    if (f.exit_code == 2 && f.output.find("out of memory") != std::string::npos)
+        return {Status::out_of_memory, fmt::format("the driver ran out of memory within the {} MiB limit: allocate less", mib)};
+    if (f.signal != 0)
+        return {Status::crashed, fmt::format("the program died of {} outside a kernel call (before main, or after a kernel "
+                                             "corrupted the driver's memory): check constructors and out-of-bounds writes",
+                                             signal_name(f.signal))};
+    return {Status::internal_error, fmt::format("the driver exited with status {} without a report: {}", f.exit_code,
+                                                last_nonempty_line(f.output))};
+}
+
+// A report member, or null when the report lacks it (a const json has no safe operator[]).
+const json& member(const json& object, const char* key) {
+    static const json null;
+    if (!object.is_object()) return null;
+    auto it = object.find(key);
+    return it == object.end() ? null : *it;
+}
+
+Status status_of_failure(const std::string& kind) {
+    if (kind == "crashed") return Status::crashed;
+    if (kind == "timeout") return Status::timeout;
+    return Status::wrong_result;  // wrong-result, unwritten, src-modified, out-of-bounds
+}
+
+}  // namespace
+
+DriverRun run_sandboxed(const std::string& driver, std::vector<std::string> args, const std::string& cwd,
+                        const SandboxSettings& sandbox) {
+    args.insert(args.begin(), driver);
+    args.push_back("--json");
+    args.push_back(fmt::format("/dev/fd/{}", kReportFd));
+    SpawnSpec spec = command(args, sandbox.wall_seconds);
+    spec.cwd = cwd;
+    spec.isolate_network = true;
+    spec.report_pipe = true;
+    spec.limits = {sandbox.cpu_seconds, sandbox.memory_bytes, sandbox.file_size_bytes, sandbox.processes,
+                   sandbox.open_files};
+    DriverRun run{spawn(spec), std::nullopt};
+    if (!run.finished.report.empty()) {
+        json parsed = json::parse(run.finished.report, nullptr, false);
+        if (!parsed.is_discarded() && parsed.is_object()) run.report = std::move(parsed);
+    }
+    return run;
+}
+
+Trial judge(const DriverRun& run, const SandboxSettings& sandbox) {
+    Trial t;
+    if (!run.report) {
+        t.outcome = judge_ending(run, sandbox);
+        return t;
+    }
+    std::optional<Outcome> first_failure;
+    for (const char* name : {"rotate", "smooth"}) {
+        KernelTrial& k = std::string(name) == "rotate" ? t.rotate : t.smooth;
+        const json* graded = nullptr;
+        const json& variants = member(member(member(*run.report, "kernels"), name), "variants");
+        if (variants.is_array())
+            for (const auto& v : variants)
+                if (v.is_object() && v.value("graded", false)) graded = &v;
+        if (!graded) {
+            if (!first_failure)
+                first_failure = Outcome{Status::no_variants,
+                                        fmt::format("the driver timed no {}() function: define {}() in kernels.c", name, name)};
+            continue;
+        }
+        if (!graded->value("correct", false)) {
+            const json& failure = member(*graded, "failure");
+            const json& error = member(*graded, "error");
+            std::string kind = member(failure, "kind").is_string() ? member(failure, "kind").get<std::string>() : "wrong-result";
+            if (!first_failure) first_failure = Outcome{status_of_failure(kind), fmt::format("{}(): {}", name, error.is_string() ? error.get<std::string>() : kind)};
+            continue;
+        }
+        const json& mean = member(*graded, "mean_speedup");
+        if (!mean.is_number()) {
+            if (!first_failure)
+                first_failure = Outcome{Status::internal_error, fmt::format("{}(): the driver reported no speedup", name)};
+            continue;
+        }
+        k = {true, mean.get<double>()};
+    }
+    t.outcome = first_failure.value_or(Outcome{Status::ok, "graded"});
+    return t;
+}
+
+TrialSet run_trials(const std::string& driver, const std::vector<std::string>& args, const std::string& cwd,
+                    const SandboxSettings& sandbox, int trials) {
+    TrialSet set;
+    std::vector<double> rotate, smooth;
+    for (int i = 0; i < trials; ++i) {
+        DriverRun run = run_sandboxed(driver, args, cwd, sandbox);
+        Trial t = judge(run, sandbox);
+        set.trials = i + 1;
+        set.last_output = run.finished.output;
+        set.outcome = t.outcome;
+        set.rotate.correct = t.rotate.correct;
+        set.smooth.correct = t.smooth.correct;
+        if (t.rotate.correct) rotate.push_back(t.rotate.speedup);
+        if (t.smooth.correct) smooth.push_back(t.smooth.speedup);
+        if (t.outcome.status != Status::ok) break;
+    }
+    set.rotate.speedup = set.rotate.correct ? median(rotate) : 0;
+    set.smooth.speedup = set.smooth.correct ? median(smooth) : 0;
+    return set;
+}
+
+}  // namespace perflab::grader

@@ -1,0 +1,58 @@
+// Running a built hand-in's driver in the sandbox, N times, and reading each
+// run only from the JSON report on the pipe - never from what it printed.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "outcome.hpp"
+#include "subprocess.hpp"
+
+namespace perflab::grader {
+
+struct SandboxSettings {
+    double wall_seconds = 600;
+    rlim_t cpu_seconds = 600;
+    rlim_t memory_bytes = 4ull << 30;
+    rlim_t processes = 64;
+    rlim_t open_files = 64;
+    rlim_t file_size_bytes = 16ull << 20;
+};
+
+struct DriverRun {
+    Finished finished;
+    std::optional<nlohmann::json> report;  // the parsed report, when one arrived whole
+};
+
+// Runs `driver` with `args` plus `--json /dev/fd/3` in `cwd` under the sandbox.
+DriverRun run_sandboxed(const std::string& driver, std::vector<std::string> args, const std::string& cwd,
+                        const SandboxSettings& sandbox);
+
+struct KernelTrial {
+    bool correct = false;
+    double speedup = 0;
+};
+
+struct Trial {
+    Outcome outcome;
+    KernelTrial rotate, smooth;  // rotate() and smooth(), the graded functions
+};
+
+// One run's verdict: the first failing kernel decides the status, and a run
+// without a report is judged by how the process ended.
+Trial judge(const DriverRun& run, const SandboxSettings& sandbox);
+
+struct TrialSet {
+    Outcome outcome;
+    KernelTrial rotate, smooth;  // speedups are the medians over the trials
+    int trials = 0;
+    std::string last_output;     // the driver's text report of the last trial
+};
+
+// Stops at the first trial that is not ok: repeating a crash only costs time.
+TrialSet run_trials(const std::string& driver, const std::vector<std::string>& args, const std::string& cwd,
+                    const SandboxSettings& sandbox, int trials);
+
+}  // namespace perflab::grader
