@@ -157,3 +157,23 @@ TEST_CASE("random fills are full-range and seeded", "[driver][image]") {
     CHECK(lo < 1000);   // 12288 draws from 0..65535: the extremes come close to both ends
     CHECK(hi > 64535);
 }
+
+TEST_CASE("interleaved K-best takes turns and lets each series finish on its own", "[driver][sampler]") {
+    std::vector<int> order;
+    FakeSamples a{{100, 100.1, 100.2, 500}}, b{{50, 70, 90, 50.1, 50.2, 999}};
+    auto results = k_best_interleaved({3, 0.01, 20}, {[&] {
+                                                          order.push_back(0);
+                                                          return a();
+                                                      },
+                                                      [&] {
+                                                          order.push_back(1);
+                                                          return b();
+                                                      }});
+    // a converges after its third sample; b needs five, and goes on alone.
+    CHECK(order == std::vector<int>{0, 1, 0, 1, 0, 1, 1, 1});
+    CHECK(results[0].converged);
+    CHECK(results[0].samples == 3);
+    CHECK(results[1].converged);
+    CHECK(results[1].samples == 5);
+    CHECK(results[1].best == 50);
+}

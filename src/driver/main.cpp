@@ -10,6 +10,7 @@
 #include "cache_clear.hpp"
 #include "clock.hpp"
 #include "counter_sampling.hpp"
+#include "explain.hpp"
 #include "simulation.hpp"
 #include "machine.hpp"
 #include "options.hpp"
@@ -29,12 +30,11 @@ int fail(const char* argv0, const std::string& message) {
     return 1;
 }
 
-std::string calibration_toml(const std::vector<KernelResult>& kernels, const RunResult& run) {
+std::string calibration_toml(const Plan& plan, const std::vector<std::vector<double>>& cpes, const RunResult& run) {
     BaselineFile b;
-    for (const auto& kr : kernels) {
-        auto& out = kr.kernel == Kernel::rotate ? b.rotate : b.smooth;
-        for (std::size_t i = 0; i < kr.dims.size() && i < kr.baseline_cpes.size(); ++i)
-            out[kr.dims[i]] = kr.baseline_cpes[i];
+    for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
+        auto& out = plan.kernels[k].kernel == Kernel::rotate ? b.rotate : b.smooth;
+        for (std::size_t i = 0; i < cpes[k].size(); ++i) out[plan.kernels[k].dims[i]] = cpes[k][i];
     }
     return baseline_to_toml(b, fmt::format("Measured on {} with {}.", run.machine.cpu_model, run.clock.description));
 }
@@ -92,19 +92,18 @@ int run_driver(int argc, char** argv) {
         if (opt.policy_file) policy = load_policy(*opt.policy_file);
         Options effective = opt;
         if (opt.calibrate) effective.variants.clear();
+        if (opt.explain) effective = explain_options(opt);
         plan = make_plan(effective, registry, student, baseline);
     } catch (const std::exception& e) {
         return fail(argv0, e.what());
     }
-    if (opt.calibrate)
-        for (auto& kp : plan.kernels) kp.variants.clear();
-
     run.machine = read_machine_info();
     Pinning pin = pin_to_one_cpu(opt.cpu);
     if (opt.cpu && pin.cpu < 0) return fail(argv0, pin.error + ": choose one from 'taskset -p $$'");
     std::unique_ptr<Clock> clock = choose_clock(opt, run);
     std::unique_ptr<PmuSampleCounters> counters;
-    if (opt.counters) {
+    // --explain reads misses from the PMU where it can, and simulates them where not.
+    if (opt.counters || opt.explain) {
         auto opened = PmuSampleCounters::open(opt.events);
         if (auto* why = std::get_if<Unavailable>(&opened))
             run.counters_unavailable = why->line();
@@ -121,6 +120,8 @@ int run_driver(int argc, char** argv) {
     CacheClearer clearer(CacheClearer::size_for(run.machine));
     run.clock = {clock->name(), clock->describe(), clock->ticks_per_second(), pin.cpu, pin.error};
     run.config = {plan.seed, plan.kbest, plan.baseline_mode, opt.autograder, plan.timeout_seconds, clearer.bytes(), ""};
+    if (opt.explain)
+        return run_explain({opt, plan, registry, student, run, *clock, clearer, counters.get(), self_exe()}, argv0);
 
     const bool json_to_stdout = opt.json_path && *opt.json_path == "-";
     const bool text = !json_to_stdout && !opt.calibrate;
@@ -148,14 +149,11 @@ int run_driver(int argc, char** argv) {
                 std::fprintf(stderr, "%s: cache simulation failed: %s\n", argv0, err->message.c_str());
             }
         };
-    // Calibration needs the oracle timed even where no variant is planned.
-    if (opt.calibrate)
-        for (auto& kp : plan.kernels) kp.variants.push_back({kp.kernel, oracle_for(kp.kernel), "naive oracle"});
-    run.kernels = runner.run(observer);
     if (opt.calibrate) {
-        std::fputs(calibration_toml(run.kernels, run).c_str(), stdout);
+        std::fputs(calibration_toml(plan, runner.calibrate(), run).c_str(), stdout);
         return 0;
     }
+    run.kernels = runner.run(observer);
     score_run(run, policy);
     if (text) {
         report.summary(run);

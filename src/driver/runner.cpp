@@ -1,5 +1,7 @@
 #include "runner.hpp"
 
+#include <algorithm>
+
 #include "oracle.h"
 #include "statistics.hpp"
 
@@ -20,42 +22,70 @@ private:
 
 }  // namespace
 
+// The timed calls of one function at one dimension: its own images, and what
+// the samples saw.
+class Runner::Series {
+public:
+    Series(Runner& runner, lab_test_func fn, int dim) : runner_(runner), fn_(fn), trial_(dim), clock_(runner.clock_) {
+        if (runner.counters_) brackets_.push_back(runner.counters_);
+        brackets_.push_back(&clock_);  // innermost: the clock times only the call
+    }
+
+    // One sample in ticks, or -1 when the call failed.
+    double sample() {
+        // Fresh input and fresh poison before every sample, so a kernel cannot
+        // return an answer it remembered from an earlier call.
+        trial_.prepare(runner_.rng_);
+        runner_.clearer_.clear();
+        last_ = trial_.run(fn_, runner_.plan_.timeout_seconds, brackets_);
+        if (!last_.ok()) return -1;
+        if (runner_.counters_) per_sample_.push_back(runner_.counters_->per_pixel(pixels()));
+        // A zero-tick sample (a clock coarser than the call) still counts as one
+        // tick: a CPE is always positive.
+        return double(std::max<std::uint64_t>(clock_.ticks(), 1));
+    }
+
+    // A failed call, or with `check_last` a wrong result of the last call.
+    std::optional<CheckFailure> failure(Kernel kernel, bool check_last) {
+        if (last_.ok() && !check_last) return std::nullopt;
+        auto f = trial_.verify(kernel, last_);
+        if (f && last_.ok()) f->during_timing = true;
+        return f;
+    }
+
+    DimResult result(const KBestResult& k) const {
+        DimResult d;
+        d.dim = trial_.dim();
+        d.cpe = k.best / pixels();  // a tick is the report's cycle
+        d.samples = k.samples;
+        d.converged = k.converged;
+        if (k.best_index >= 0 && std::size_t(k.best_index) < per_sample_.size())
+            d.counters = per_sample_[std::size_t(k.best_index)];
+        return d;
+    }
+
+private:
+    double pixels() const { return double(trial_.dim()) * double(trial_.dim()); }
+
+    Runner& runner_;
+    lab_test_func fn_;
+    Trial trial_;
+    ClockBracket clock_;
+    std::vector<CallBracket*> brackets_;
+    CallOutcome last_;
+    std::vector<CounterValues> per_sample_;
+};
+
 Runner::Runner(const Plan& plan, Clock& clock, CacheClearer& clearer, SampleCounters* counters)
     : plan_(plan), clock_(clock), clearer_(clearer), counters_(counters), rng_(plan.seed) {}
 
-Runner::Timing Runner::time_variant(Kernel kernel, lab_test_func fn, int dim, bool check_last) {
-    Timing t;
-    Trial trial(dim);
-    ClockBracket clock(clock_);
-    std::vector<CallBracket*> brackets;
-    if (counters_) brackets.push_back(counters_);
-    brackets.push_back(&clock);  // innermost: the clock times only the call
-
-    const double pixels = double(dim) * double(dim);
-    std::vector<CounterValues> per_sample;
-    CallOutcome last;
-    t.kbest = k_best(plan_.kbest, [&]() -> double {
-        // Fresh input and fresh poison before every sample, so a kernel cannot
-        // return an answer it remembered from an earlier call.
-        trial.prepare(rng_);
-        clearer_.clear();
-        last = trial.run(fn, plan_.timeout_seconds, brackets);
-        if (!last.ok()) return -1;
-        if (counters_) per_sample.push_back(counters_->per_pixel(pixels));
-        // A zero-tick sample (a clock coarser than the call) still counts as one
-        // tick: a CPE is always positive.
-        return double(std::max<std::uint64_t>(clock.ticks(), 1));
-    });
-    if (!last.ok() || check_last) {
-        t.failure = trial.verify(kernel, last);
-        if (t.failure && last.ok()) t.failure->during_timing = true;
-    }
-    if (t.kbest.best_index >= 0 && counters_) t.counters = per_sample[std::size_t(t.kbest.best_index)];
-    return t;
-}
-
 VariantResult Runner::measure(const KernelPlan& kp, const std::string& name, lab_test_func fn,
                               const std::vector<double>& baseline, bool check) {
+    return measure_variant(kp, name, fn, baseline, check, false);
+}
+
+VariantResult Runner::measure_variant(const KernelPlan& kp, const std::string& name, lab_test_func fn,
+                                      const std::vector<double>& fixed_baseline, bool check, bool against_oracle) {
     VariantResult vr;
     vr.name = name;
     auto fail = [&](CheckFailure f) {
@@ -67,19 +97,22 @@ VariantResult Runner::measure(const KernelPlan& kp, const std::string& name, lab
         if (auto f = check_variant(kp.kernel, fn, kOddDim, rng_, plan_.timeout_seconds)) return fail(*f);
     std::vector<double> speedups;
     for (std::size_t i = 0; i < kp.dims.size(); ++i) {
-        int dim = kp.dims[i];
+        const int dim = kp.dims[i];
         if (check)
             if (auto f = check_variant(kp.kernel, fn, dim, rng_, plan_.timeout_seconds)) return fail(*f);
-        Timing t = time_variant(kp.kernel, fn, dim, check);
-        if (t.failure) return fail(*t.failure);
-        DimResult d;
-        d.dim = dim;
-        d.cpe = t.kbest.best / (double(dim) * double(dim));  // a tick is the report's cycle
-        d.samples = t.kbest.samples;
-        d.converged = t.kbest.converged;
-        d.counters = std::move(t.counters);
-        if (i < baseline.size()) {
-            d.baseline_cpe = baseline[i];
+        Series variant(*this, fn, dim);
+        std::vector<std::function<double()>> takers{[&] { return variant.sample(); }};
+        std::optional<Series> oracle;
+        if (against_oracle) {
+            oracle.emplace(*this, oracle_for(kp.kernel), dim);
+            takers.push_back([&] { return oracle->sample(); });
+        }
+        std::vector<KBestResult> k = k_best_interleaved(plan_.kbest, takers);
+        if (auto f = variant.failure(kp.kernel, check)) return fail(*f);
+        DimResult d = variant.result(k[0]);
+        if (oracle) d.baseline_cpe = oracle->result(k[1]).cpe;
+        if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];
+        if (d.baseline_cpe > 0) {
             d.speedup = d.baseline_cpe / d.cpe;
             speedups.push_back(d.speedup);
         }
@@ -96,19 +129,14 @@ std::vector<KernelResult> Runner::run(const RunnerObserver& observer) {
         kr.kernel = kp.kernel;
         kr.dims = kp.dims;
         kr.notice = kp.notice;
-        kr.baseline_cpes = kp.fixed_baseline;
-        if (kr.baseline_cpes.empty() && !kp.variants.empty()) {
-            // The oracle is the definition of correct; timing it needs no check.
-            VariantResult oracle = measure(kp, "naive oracle", oracle_for(kp.kernel), {}, false);
-            for (const auto& d : oracle.dims) kr.baseline_cpes.push_back(d.cpe);
-        }
+        const bool measure_baseline = kp.fixed_baseline.empty();
         // The memcpy row first, so every variant's report can say how far it is from it.
         if (plan_.speed_of_light && !kp.variants.empty())
-            kr.speed_of_light = measure(kp, "memcpy: speed of light (not scored)", speed_of_light_copy,
-                                        kr.baseline_cpes, false);
+            kr.speed_of_light = time_unchecked(kp, "memcpy: speed of light (not scored)", speed_of_light_copy);
         if (observer.kernel_started) observer.kernel_started(kr);
         for (const auto& v : kp.variants) {
-            kr.variants.push_back(measure(kp, v.description, v.fn, kr.baseline_cpes, true));
+            kr.variants.push_back(
+                measure_variant(kp, v.description, v.fn, kp.fixed_baseline, true, measure_baseline));
             auto& vr = kr.variants.back();
             vr.graded = v.fn == kp.graded_fn;
             if (observer.measured) observer.measured(kp, v, vr);
@@ -116,9 +144,33 @@ std::vector<KernelResult> Runner::run(const RunnerObserver& observer) {
                 kr.best = kr.variants.size() - 1;
             if (observer.variant_done) observer.variant_done(kr, vr);
         }
+        // The kernel's baseline: the fixed one, or the fastest the oracle ran
+        // beside any variant.
+        kr.baseline_cpes = kp.fixed_baseline;
+        if (measure_baseline)
+            for (const auto& vr : kr.variants)
+                for (std::size_t i = 0; i < vr.dims.size(); ++i) {
+                    if (kr.baseline_cpes.size() <= i) kr.baseline_cpes.push_back(vr.dims[i].baseline_cpe);
+                    kr.baseline_cpes[i] = std::min(kr.baseline_cpes[i], vr.dims[i].baseline_cpe);
+                }
         results.push_back(std::move(kr));
     }
     return results;
+}
+
+VariantResult Runner::time_unchecked(const KernelPlan& kp, const std::string& name, lab_test_func fn) {
+    return measure(kp, name, fn, {}, false);
+}
+
+std::vector<std::vector<double>> Runner::calibrate() {
+    std::vector<std::vector<double>> out;
+    for (const auto& kp : plan_.kernels) {
+        // The oracle is the definition of correct; timing it needs no check.
+        VariantResult oracle = time_unchecked(kp, "naive oracle", oracle_for(kp.kernel));
+        out.emplace_back();
+        for (const auto& d : oracle.dims) out.back().push_back(d.cpe);
+    }
+    return out;
 }
 
 }  // namespace perflab

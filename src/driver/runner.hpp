@@ -34,17 +34,24 @@ public:
     Runner(const Plan& plan, Clock& clock, CacheClearer& clearer, SampleCounters* counters = nullptr);
     std::vector<KernelResult> run(const RunnerObserver& observer = {});
 
-    // One variant at every dimension of `kp` (exposed for --calibrate and tests).
+    // The oracle's CPE at each dimension of each planned kernel (--calibrate).
+    std::vector<std::vector<double>> calibrate();
+
+    // Checks `fn` (when `check`) and times it at every dimension of `kp` against
+    // the given baseline CPEs (none: no speedups).
     VariantResult measure(const KernelPlan& kp, const std::string& name, lab_test_func fn,
                           const std::vector<double>& baseline, bool check);
 
+    // Times one of the driver's own kernels (the oracle, a reference kernel) at
+    // every dimension of `kp`: no check, no baseline.
+    VariantResult time_unchecked(const KernelPlan& kp, const std::string& name, lab_test_func fn);
+
 private:
-    struct Timing {
-        KBestResult kbest;
-        CounterValues counters;
-        std::optional<CheckFailure> failure;
-    };
-    Timing time_variant(Kernel kernel, lab_test_func fn, int dim, bool check_last);
+    class Series;
+    // measure(), or with `against_oracle` timed in turns with the oracle, whose
+    // CPEs become this variant's baseline.
+    VariantResult measure_variant(const KernelPlan& kp, const std::string& name, lab_test_func fn,
+                                  const std::vector<double>& fixed_baseline, bool check, bool against_oracle);
 
     const Plan& plan_;
     Clock& clock_;

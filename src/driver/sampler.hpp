@@ -26,6 +26,13 @@ struct KBestResult {
 // stop early (the call failed); the result then holds what was taken so far.
 KBestResult k_best(const KBestConfig& config, const std::function<double()>& take_sample);
 
+// Several measurements taken in turns, one sample of each per round, so that
+// whatever the machine does meanwhile (a frequency change, a noisy neighbour)
+// falls on all of them alike and their ratios stay put. A measurement leaves the
+// rotation once it converges, fails or reaches the sample budget.
+std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
+                                            const std::vector<std::function<double()>>& take_samples);
+
 // Whether the K fastest of `samples` agree within epsilon.
 bool k_best_converged(std::vector<double> samples, const KBestConfig& config);
 
