@@ -17,6 +17,9 @@ struct Variant {
 
     static constexpr int kOracle = -1;  // the driver's naive oracle
     static constexpr int kGraded = -2;  // rotate()/smooth() themselves, as -g times them
+    // The reference kernels of reference_catalog(), for --explain's comparisons.
+    static constexpr int kReferenceBlocked = -3;  // the blocked rotate
+    static constexpr int kReferenceTwoPass = -4;  // the two-pass smooth
 };
 
 class Registry {

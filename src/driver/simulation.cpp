@@ -61,6 +61,7 @@ std::string describe_geometry(const CacheGeometry& g) {
 
 #include "checker.hpp"
 #include "plan.hpp"
+#include "reference_catalog.hpp"
 #include "registry.hpp"
 #include "student.hpp"
 
@@ -76,6 +77,10 @@ int simulation_child(const std::string& spec, const Registry& registry, const St
     lab_test_func fn = nullptr;
     if (target.index == Variant::kOracle) fn = oracle_for(target.kernel);
     if (target.index == Variant::kGraded) fn = student.graded(target.kernel);
+    if (const ReferenceCatalog* ref = reference_catalog()) {
+        if (target.index == Variant::kReferenceBlocked && target.kernel == Kernel::rotate) fn = ref->rotate_blocked;
+        if (target.index == Variant::kReferenceTwoPass && target.kernel == Kernel::smooth) fn = ref->smooth_two_pass;
+    }
     auto variants = registry.of(target.kernel);
     if (target.index >= 0 && target.index < int(variants.size())) fn = variants[std::size_t(target.index)].fn;
     if (!fn) {

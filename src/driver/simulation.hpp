@@ -17,7 +17,7 @@ namespace perflab {
 
 struct SimulationTarget {
     Kernel kernel;
-    int index = -1;  // position among the kernel's registered variants; -1 the oracle
+    int index = -1;  // position among the kernel's registered variants, or one of Variant's k* constants
     int dim = 0;
     unsigned seed = 1729;
 };
