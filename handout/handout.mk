@@ -1,0 +1,30 @@
+# The student handout (issue 6): `make handout` writes build/perflab-handout.tar, a
+# directory's worth of files students build with `make` and run as ./driver:
+# kernels.c, defs.h, the students' Makefile and README, the driver's sources and the
+# naive oracle (no reference solution), and the build scripts.
+#   make handout BASELINE=file POLICY=file   bakes a fixed baseline and grading policy
+#                                            into the handout's driver
+#   make handout HANDOUT_TAR=path            writes it elsewhere
+
+HANDOUT_TAR    ?= $(B)/perflab-handout.tar
+# Every source the repository builds the driver core from, but the reference catalog
+# (the handout has handout/no_reference_catalog.cpp instead).
+HANDOUT_DRIVER := $(DRIVER_MAIN_SOURCES) $(DRIVER_LIB_SOURCES) $(wildcard src/driver/*.hpp src/driver/*.h)
+HANDOUT_ORACLE := reference/naive.c reference/oracle.h reference/speed_of_light.c
+HANDOUT_FILES  := handout/Makefile handout/README handout/team.c handout/no_reference_catalog.cpp \
+                  handout/make-handout.sh kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-driver.sh
+
+# Rewritten when BASELINE or POLICY changes, so that the tarball is rebuilt.
+$(HANDOUT_TAR).bake: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(abspath $(BASELINE))' '$(abspath $(POLICY))' | cmp -s - $@ || \
+	    printf '%s\n' '$(abspath $(BASELINE))' '$(abspath $(POLICY))' > $@
+
+$(HANDOUT_TAR): $(HANDOUT_FILES) $(HANDOUT_DRIVER) $(HANDOUT_ORACLE) $(BASELINE) $(POLICY) $(HANDOUT_TAR).bake
+	HANDOUT_DRIVER='$(HANDOUT_DRIVER)' HANDOUT_ORACLE='$(HANDOUT_ORACLE)' \
+	BASELINE='$(BASELINE)' POLICY='$(POLICY)' handout/make-handout.sh $@
+
+.PHONY: handout
+handout: $(HANDOUT_TAR)
+
+TEST_PREREQS += $(B)/perflab-handout.tar

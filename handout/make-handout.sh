@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Writes the student handout tarball (see handout/handout.mk).
+#   handout/make-handout.sh OUTPUT.tar
+# Environment: HANDOUT_DRIVER (the driver's C++ sources and headers),
+# HANDOUT_ORACLE (the naive oracle's C files), BASELINE and POLICY (optional
+# files to bake in as baseline.toml / policy.toml).
+# Layout, all at the top of the archive:
+#   kernels.c defs.h Makefile README [baseline.toml] [policy.toml]
+#   perflab/src/        the driver's sources, and no_reference_catalog.cpp
+#   perflab/reference/  naive.c oracle.h speed_of_light.c (the oracle only)
+#   perflab/mk/         deps.sh link-driver.sh
+#   perflab/team.c      the team-name stub of make handin
+#   perflab/config.mk   what is baked in
+set -euo pipefail
+out=$1
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+put() {  # put MODE DEST SOURCE...
+  local mode=$1 dest=$2; shift 2
+  mkdir -p "$stage/$dest"
+  install -p -m "$mode" "$@" "$stage/$dest/"
+}
+
+put 644 . kernels/kernels.c kernels/defs.h handout/README
+install -p -m 644 handout/Makefile "$stage/Makefile"
+put 644 perflab/src $HANDOUT_DRIVER handout/no_reference_catalog.cpp
+put 644 perflab/reference $HANDOUT_ORACLE
+put 755 perflab/mk mk/deps.sh mk/link-driver.sh
+put 644 perflab handout/team.c
+
+{
+  echo "# Written by the instructor's make handout: files beside ./driver that it uses by default."
+  if [ -n "${BASELINE:-}" ]; then
+    install -p -m 644 "$BASELINE" "$stage/baseline.toml"
+    echo "BAKED_BASELINE := baseline.toml"
+  fi
+  if [ -n "${POLICY:-}" ]; then
+    install -p -m 644 "$POLICY" "$stage/policy.toml"
+    echo "BAKED_POLICY := policy.toml"
+  fi
+} > "$stage/perflab/config.mk"
+
+# The handout must not carry a reference solution: only the oracle's two kernels.
+bad=$(cd "$stage" && find . -name 'rotate_*' -o -name 'smooth_*' -o -name 'solutions.c' -o -name 'reference.h' \
+        -o -name 'catalog.cpp')
+if [ -n "$bad" ]; then
+  echo "make handout: reference solution files in the handout: $bad" >&2
+  exit 1
+fi
+
+mkdir -p "$(dirname "$out")"
+tar -cf "$out.tmp" -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner $(cd "$stage" && ls -A)
+mv -f "$out.tmp" "$out"
+echo "make handout: wrote $out ($(tar -tf "$out" | grep -vc '/$') files)"
