@@ -60,7 +60,7 @@ ProbeResult probe_hierarchy(Clock& clock, const HierarchyOptions& options, int c
 
     CurveOptions curve_options;
     curve_options.seed = options.seed;
-    curve_options.kbest = options.quick ? KBestOptions{3, 0.03, 5} : KBestOptions{3, 0.02, 9};
+    curve_options.kbest = options.quick ? KBestConfig{3, 0.03, 5} : KBestConfig{3, 0.02, 9};
     curve_options.sample_ns = options.quick ? 1e6 : 2e6;
 
     const std::size_t max_bytes = std::max(options.max_bytes, std::size_t{4} << 20);

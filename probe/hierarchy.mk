@@ -1,14 +1,13 @@
 # cacheprobe and mountain: the memory hierarchy measured (docs/probe.md). Their
 # measuring code is libprobe.a, which the tests link too; each binary adds its main.
 
-PROBE_LIB_SOURCES := probe/kbest.cpp probe/huge_buffer.cpp probe/latency.cpp \
+PROBE_LIB_SOURCES := probe/huge_buffer.cpp probe/latency.cpp \
                      probe/line_size.cpp probe/knees.cpp probe/probe_result.cpp \
                      probe/hierarchy.cpp probe/mountain.cpp
 PROBE_LIB := $(B)/lib/libprobe.a
-# The three driver objects by name rather than libperflab.a, which holds the whole
-# driver and may be mid-edit.
+# What they share with the driver: the clock, pinning, machine facts, K-best.
 PROBE_DRIVER_OBJECTS := $(B)/obj/src/driver/clock.o $(B)/obj/src/driver/machine.o \
-                        $(B)/obj/src/driver/affinity.o
+                        $(B)/obj/src/driver/affinity.o $(B)/obj/src/driver/sampler.o
 
 $(PROBE_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(PROBE_LIB_SOURCES))
 	@mkdir -p $(dir $@)

@@ -48,12 +48,12 @@ std::vector<char*> random_line_cycle(char* base, std::size_t bytes, std::size_t 
 }
 
 ChaseTiming time_chase(Clock& clock, const char* start, std::size_t loads, std::size_t warmup,
-                       const KBestOptions& options) {
+                       const KBestConfig& options) {
     loads = std::max<std::size_t>(8, loads / 8 * 8);
     const char* p = chase(start, (warmup + 7) / 8 * 8);
-    const KBestResult r = k_best(clock, [&] { p = chase(p, loads); }, options);
+    const KBestResult r = k_best_timed(clock, [&] { p = chase(p, loads); }, options);
     chase_sink = p;
-    return {r.best_ticks / clock.ticks_per_second() * 1e9 / double(loads), r.spread, r.converged};
+    return {r.best / clock.ticks_per_second() * 1e9 / double(loads), r.spread, r.converged};
 }
 
 std::vector<LatencyPoint> measure_latency_curve(Clock& clock, char* base,
@@ -103,11 +103,11 @@ __attribute__((noinline)) std::uint64_t add_chain(std::uint64_t iterations) {
 double measure_core_hz(Clock& clock) {
     constexpr std::uint64_t iterations = 20000;  // 1.28 M adds: ~0.3 ms at 4 GHz
     // The first runs also wake the core up from a low clock to its working one.
-    KBestOptions options{3, 0.01, 40};
+    KBestConfig options{3, 0.01, 40};
     volatile std::uint64_t sink = 0;
-    const KBestResult r = k_best(clock, [&] { sink = add_chain(iterations); }, options);
+    const KBestResult r = k_best_timed(clock, [&] { sink = add_chain(iterations); }, options);
     (void)sink;
-    const double seconds = r.best_ticks / clock.ticks_per_second();
+    const double seconds = r.best / clock.ticks_per_second();
     return double(iterations * 64) / seconds;
 }
 

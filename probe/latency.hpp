@@ -4,7 +4,7 @@
 #pragma once
 
 #include "clock.hpp"
-#include "kbest.hpp"
+#include "sampler.hpp"
 #include "knees.hpp"
 
 #include <cstddef>
@@ -31,13 +31,13 @@ struct ChaseTiming {
 // Follows a linked cycle from `start`: one untimed pass over `warmup` loads, then
 // K-best of `loads` loads.
 ChaseTiming time_chase(Clock& clock, const char* start, std::size_t loads, std::size_t warmup,
-                       const KBestOptions& options);
+                       const KBestConfig& options);
 
 struct CurveOptions {
     std::size_t line = 64;
     std::size_t loads = std::size_t{1} << 17;  // per sample, at most
     double sample_ns = 2e6;  // ... and fewer when they would take longer than this
-    KBestOptions kbest{};
+    KBestConfig kbest{};
     std::uint64_t seed = 1;
 };
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "clock.hpp"
-#include "kbest.hpp"
+#include "sampler.hpp"
 
 #include <cstddef>
 #include <vector>
@@ -13,7 +13,7 @@ namespace perflab {
 struct MountainOptions {
     std::vector<std::size_t> sizes;  // working sets in bytes, ascending
     std::vector<int> strides;        // in 8-byte elements, ascending
-    KBestOptions kbest{3, 0.025, 20};
+    KBestConfig kbest{3, 0.025, 20};
     // Small working sets are read repeatedly in one sample until it makes this many
     // loads, so that each sample lasts long enough to time.
     std::size_t min_loads_per_sample = std::size_t{1} << 20;

@@ -1,6 +1,6 @@
 // cacheprobe and mountain: the knee, line-size and ways logic on synthetic curves, the
 // result file, and the real binaries on this machine.
-#include "kbest.hpp"
+#include "sampler.hpp"
 #include "knees.hpp"
 #include "latency.hpp"
 #include "machine.hpp"
@@ -190,20 +190,21 @@ TEST_CASE("the L1d ways are the lines one set holds before the chase slows", "[p
     CHECK(find_ways(same_set).ways == 0);
 }
 
-TEST_CASE("K-best stops when the fastest samples agree, or at the sample limit", "[probe]") {
-    KBest agree({3, 0.02, 10});
-    for (double t : {130.0, 100.0, 101.0}) agree.add(t);
-    CHECK_FALSE(agree.done());
-    agree.add(100.5);
-    CHECK(agree.done());
-    CHECK(agree.result().best_ticks == 100);
-    CHECK(agree.result().converged);
+TEST_CASE("K-best reports the spread a noisy curve point is judged by", "[probe]") {
+    std::vector<double> script{130.0, 100.0, 101.0, 100.5, 999.0};
+    std::size_t next = 0;
+    KBestResult agree = k_best({3, 0.02, 10}, [&] { return script[next++]; });
+    CHECK(agree.samples == 4);
+    CHECK(agree.best == 100);
+    CHECK(agree.converged);
+    CHECK(agree.spread == Approx(0.01));
 
-    KBest noisy({3, 0.02, 5});
-    for (double t : {100.0, 150.0, 200.0, 250.0, 300.0}) noisy.add(t);
-    CHECK(noisy.done());
-    CHECK_FALSE(noisy.result().converged);
-    CHECK(noisy.result().spread == Approx(1.0));
+    std::vector<double> noisy_script{100.0, 150.0, 200.0, 250.0, 300.0};
+    next = 0;
+    KBestResult noisy = k_best({3, 0.02, 5}, [&] { return noisy_script[next++]; });
+    CHECK(noisy.samples == 5);
+    CHECK_FALSE(noisy.converged);
+    CHECK(noisy.spread == Approx(1.0));  // third fastest 200 over fastest 100
 }
 
 TEST_CASE("a probe result survives the round trip through its file", "[probe]") {

@@ -4,10 +4,20 @@
 
 namespace perflab {
 
+namespace {
+
+// (K-th fastest - fastest) / fastest, over the samples there are.
+double kth_spread(std::vector<double> samples, int k) {
+    if (samples.empty()) return 0;
+    std::size_t kth = std::min(samples.size(), std::size_t(k)) - 1;
+    std::partial_sort(samples.begin(), samples.begin() + std::ptrdiff_t(kth) + 1, samples.end());
+    return samples[0] > 0 ? samples[kth] / samples[0] - 1 : 0;
+}
+
+}  // namespace
+
 bool k_best_converged(std::vector<double> samples, const KBestConfig& config) {
-    if (int(samples.size()) < config.k) return false;
-    std::partial_sort(samples.begin(), samples.begin() + config.k, samples.end());
-    return samples[std::size_t(config.k - 1)] <= (1.0 + config.epsilon) * samples[0];
+    return int(samples.size()) >= config.k && kth_spread(std::move(samples), config.k) <= config.epsilon;
 }
 
 namespace {
@@ -24,6 +34,7 @@ bool add_sample(KBestResult& r, const KBestConfig& config, const std::function<d
         r.best_index = r.samples - 1;
     }
     r.converged = k_best_converged(r.all, config);
+    r.spread = kth_spread(r.all, config.k);
     return !r.converged && r.samples < config.max_samples;
 }
 

@@ -3,8 +3,11 @@
 // so the scheme can be tested on a fake clock.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <vector>
+
+#include "clock.hpp"
 
 namespace perflab {
 
@@ -19,6 +22,7 @@ struct KBestResult {
     int samples = 0;          // how many were taken
     bool converged = false;   // the K fastest agreed within epsilon
     int best_index = -1;      // which sample was the fastest (0-based)
+    double spread = 0;        // (K-th fastest - fastest) / fastest: the noise the samples saw
     std::vector<double> all;  // every sample, in order taken
 };
 
@@ -35,5 +39,15 @@ std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
 
 // Whether the K fastest of `samples` agree within epsilon.
 bool k_best_converged(std::vector<double> samples, const KBestConfig& config);
+
+// K-best of `work` (which must do the same thing every call) timed by `clock`.
+template <class Work>
+KBestResult k_best_timed(Clock& clock, Work&& work, const KBestConfig& config) {
+    return k_best(config, [&] {
+        const std::uint64_t t0 = clock.start();
+        work();
+        return double(clock.stop() - t0);
+    });
+}
 
 }  // namespace perflab
