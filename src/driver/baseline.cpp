@@ -1,20 +1,13 @@
 #include "baseline.hpp"
 
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
-#include <toml++/toml.h>
+#include "toml_file.hpp"
 
 namespace perflab {
 
 BaselineFile parse_baseline(const std::string& toml_text, const std::string& source_name) {
-    toml::table root;
-    try {
-        root = toml::parse(toml_text, source_name);
-    } catch (const toml::parse_error& e) {
-        throw std::runtime_error(fmt::format("{}:{}: {}", source_name, e.source().begin.line, e.description()));
-    }
+    toml::table root = parse_toml(toml_text, source_name);
     BaselineFile b;
     b.source = source_name;
     for (Kernel k : kAllKernels) {
@@ -41,13 +34,7 @@ BaselineFile parse_baseline(const std::string& toml_text, const std::string& sou
     return b;
 }
 
-BaselineFile load_baseline(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error(fmt::format("cannot read baseline file '{}': check the path", path));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_baseline(ss.str(), path);
-}
+BaselineFile load_baseline(const std::string& path) { return parse_baseline(read_text_file(path, "baseline"), path); }
 
 std::string baseline_to_toml(const BaselineFile& baseline, const std::string& comment) {
     std::string out = fmt::format("# perflab baseline CPEs (the naive oracle). {}\n", comment);

@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
-#include <toml++/toml.h>
+#include "toml_file.hpp"
 
 namespace perflab {
 
@@ -65,23 +63,12 @@ KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::s
 }  // namespace
 
 ScoringPolicy parse_policy(const std::string& toml_text, const std::string& source_name) {
-    toml::table root;
-    try {
-        root = toml::parse(toml_text, source_name);
-    } catch (const toml::parse_error& e) {
-        throw std::runtime_error(fmt::format("{}:{}: {}", source_name, e.source().begin.line, e.description()));
-    }
+    toml::table root = parse_toml(toml_text, source_name);
     return {parse_kernel_policy(root, Kernel::rotate, source_name), parse_kernel_policy(root, Kernel::smooth, source_name),
             source_name};
 }
 
-ScoringPolicy load_policy(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error(fmt::format("cannot read policy file '{}': check the path", path));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_policy(ss.str(), path);
-}
+ScoringPolicy load_policy(const std::string& path) { return parse_policy(read_text_file(path, "policy"), path); }
 
 std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comment) {
     std::string out = fmt::format("# perflab scoring policy. {}\n# Points per kernel: piecewise linear in the speedup, "

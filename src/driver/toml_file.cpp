@@ -1,0 +1,26 @@
+#include "toml_file.hpp"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace perflab {
+
+toml::table parse_toml(const std::string& text, const std::string& source_name) {
+    try {
+        return toml::parse(text, source_name);
+    } catch (const toml::parse_error& e) {
+        throw std::runtime_error(fmt::format("{}:{}: {}", source_name, e.source().begin.line, e.description()));
+    }
+}
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error(fmt::format("cannot read {} file '{}': check the path", what, path));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace perflab

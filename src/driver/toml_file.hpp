@@ -1,0 +1,16 @@
+// Reading the instructor's TOML files (baselines, policies) with errors that name
+// the file and the line, in one place.
+#pragma once
+
+#include <string>
+#include <toml++/toml.h>
+
+namespace perflab {
+
+// Throws std::runtime_error "FILE:LINE: what" on a syntax error.
+toml::table parse_toml(const std::string& text, const std::string& source_name);
+
+// The whole file; throws std::runtime_error "cannot read <what> file 'PATH'..." when it cannot.
+std::string read_text_file(const std::string& path, const std::string& what);
+
+}  // namespace perflab
