@@ -23,3 +23,6 @@ grader: $(GRADER_BIN)
 ALL_TARGETS  += $(GRADER_BIN)
 TEST_LIBS    += $(GRADER_LIB)
 TEST_PREREQS += $(GRADER_BIN) $(REFERENCE_DRIVER)
+
+# The grader's tests include its headers by bare name, like the driver's.
+$(B)/obj/tests/test_grader.o: PERFLAB_CXXFLAGS += -Igrader

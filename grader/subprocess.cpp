@@ -111,13 +111,22 @@ Finished spawn(const SpawnSpec& spec) {
             if (i == 0 && keep < std::size_t(got)) f.output_truncated = true;
         }
     }
+    // The pipes can close before the program exits (tar still waiting for
+    // gzip): give it until the deadline to finish on its own.
+    int status = 0;
+    bool reaped = false;
+    while (!f.timed_out && !reaped) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR)) reaped = true;
+        else if (std::chrono::steady_clock::now() >= deadline) f.timed_out = true;
+        else usleep(2000);
+    }
     // Whatever is left of the group (a timed-out program, a stray grandchild
     // holding the pipes) goes now.
     killpg(pid, SIGKILL);
     for (auto& p : fds)
         if (p.fd >= 0) close(p.fd);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (!reaped && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (WIFEXITED(status)) f.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status) && !f.timed_out) f.signal = WTERMSIG(status);

@@ -1,0 +1,333 @@
+// ./grader end to end on fixture hand-ins (each one broken, slow or cheating in
+// its own way), plus the units whose failure would lose or forge a grade.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "discovery.hpp"
+#include "gradebook.hpp"
+#include "harness.hpp"
+#include "platforms.hpp"
+#include "results_store.hpp"
+#include "scoring.hpp"
+#include "static_checks.hpp"
+
+namespace fs = std::filesystem;
+using namespace perflab;
+using namespace perflab::grader;
+using nlohmann::json;
+using test::repo;
+
+namespace {
+
+// Small images and a short per-call limit keep a whole class under a minute.
+const std::string kQuickDriver = "--dims 64,128 --max-samples 5 --timeout 2";
+
+// While the sources live in grader/, the binary is build/grader.
+std::string grader_bin() { return fs::is_regular_file(repo("grader")) ? repo("grader") : repo("build/grader"); }
+
+std::vector<std::string> grade_argv(const std::string& handins, const std::string& out) {
+    return {grader_bin(), "grade", handins, "--out", out, "--trials", "1", "--driver-args", kQuickDriver,
+            "--wall-timeout", "8"};
+}
+
+std::string fixture(const std::string& name) { return repo("tests/fixtures/handins/" + name + ".c"); }
+
+std::map<std::string, json> records_by_id(const std::string& results_jsonl, int* lines = nullptr) {
+    std::map<std::string, json> out;
+    std::istringstream in(test::read_file(results_jsonl));
+    int n = 0;
+    for (std::string line; std::getline(in, line); ++n) {
+        json j = json::parse(line);
+        INFO(line);
+        REQUIRE(out.count(j["id"]) == 0);  // never a duplicated record
+        out[j["id"].get<std::string>()] = j;
+    }
+    if (lines) *lines = n;
+    return out;
+}
+
+// CSV rows of gradebook.csv as id -> status (ids and statuses never need quoting).
+std::map<std::string, std::string> gradebook_statuses(const std::string& csv) {
+    std::map<std::string, std::string> out;
+    std::istringstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+        auto a = line.find(','), b = line.find(',', a + 1);
+        REQUIRE(out.count(line.substr(0, a)) == 0);
+        out[line.substr(0, a)] = line.substr(a + 1, b - a - 1);
+    }
+    return out;
+}
+
+Record sample_record() {
+    Record r;
+    r.id = "alice";
+    r.status = Status::wrong_result;
+    r.reason = "rotate(): dimension 96: 1 wrong pixel, \"quoted\"";
+    r.smooth_speedup = 2.0;
+    r.smooth_points = 20;
+    r.total = 20;
+    r.trials = 1;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("static checks refuse system calls, counters and what could reach the report pipe", "[grader]") {
+    CHECK(symbol_allowed("memcpy"));
+    CHECK(symbol_allowed("printf"));
+    for (const char* bad : {"fopen", "fdopen", "freopen", "dprintf", "write", "open", "fork", "pthread_create", "dlopen",
+                            "mmap", "mprotect", "setjmp", "signal", "socket", "clock_gettime", "syscall", "atexit"})
+        CHECK_FALSE(symbol_allowed(bad));
+    const std::string clean = "0000000000000000 <rotate>:\n   0:\tmov    %edi,%eax\n   2:\tret\n";
+    CHECK_FALSE(forbidden_instruction_in(clean));
+    for (const char* insn : {"syscall", "sysenter", "rdtsc", "rdtscp", "rdpmc", "int    $0x80"}) {
+        auto found = forbidden_instruction_in("0000000000000010 <smooth>:\n  10:\t" + std::string(insn) + "\n");
+        REQUIRE(found);
+        CHECK_THAT(*found, Catch::Contains("smooth"));
+    }
+    CHECK_FALSE(forbidden_instruction_in("  10:\tint    $0x3\n"));
+}
+
+TEST_CASE("results.jsonl drops a torn last line and the next append starts a line of its own", "[grader]") {
+    std::string dir = test::scratch_dir("grader-store");
+    std::string path = dir + "/results.jsonl";
+    {
+        ResultsStore store(path);
+        Record a = sample_record(), b = sample_record();
+        b.id = "bob";
+        store.append(a);
+        store.append(b);
+    }
+    std::string whole = test::read_file(path);
+    test::write_file(path, whole + R"({"id": "carol", "status": "o)");  // killed mid-write
+    ResultsStore store(path);
+    CHECK(store.records().size() == 2);
+    CHECK(test::read_file(path) == whole);
+    Record c = sample_record();
+    c.id = "carol";
+    store.append(c);
+    int lines = 0;
+    auto records = records_by_id(path, &lines);
+    CHECK(lines == 3);
+    CHECK(records["alice"]["reason"] == sample_record().reason);
+
+    store.forget({"alice"});
+    CHECK_FALSE(ResultsStore(path).has("alice"));
+    CHECK(ResultsStore(path).has("carol"));
+}
+
+TEST_CASE("gradebook.csv quotes reasons and leaves unmeasured speedups empty", "[grader]") {
+    std::string csv = gradebook_csv({sample_record()});
+    CHECK(csv == "id,status,rotate_speedup,smooth_speedup,rotate_points,smooth_points,total,reason\n"
+                 "alice,wrong-result,,2.00,0.0,20.0,20.0,\"rotate(): dimension 96: 1 wrong pixel, \"\"quoted\"\"\"\n");
+}
+
+TEST_CASE("Autolab's last line and Gradescope's results.json follow their schemas", "[grader]") {
+    Record r = sample_record();
+    json autolab = json::parse(autolab_line(r));
+    CHECK(autolab["scores"]["rotate"] == 0.0);
+    CHECK(autolab["scores"]["smooth"] == 20.0);
+    CHECK(autolab["scoreboard"] == json::array({20.0, 0.0, 2.0}));
+
+    json gs = gradescope_results(r, default_policy(), "feedback text");
+    CHECK(gs["score"] == 20.0);
+    REQUIRE(gs["tests"].size() == 2);
+    for (const auto& t : gs["tests"]) {
+        CHECK(t["max_score"] == 50.0);
+        CHECK(t["visibility"] == "visible");
+        CHECK(t.contains("name"));
+        CHECK(t.contains("output"));
+    }
+    CHECK(gs["tests"][1]["score"] == 20.0);
+    CHECK(gs["leaderboard"][0]["value"] == 20.0);
+}
+
+TEST_CASE("hand-ins are found in every layout and unusable ones say why", "[grader]") {
+    std::string dir = test::scratch_dir("grader-discovery");
+    std::string good = test::read_file(fixture("good"));
+    test::write_file(dir + "/alice.c", good);
+    test::write_file(dir + "/bob-kernels.c", good);
+    test::write_file(dir + "/carol/handin/kernels.c", good);
+    test::write_file(dir + "/README.txt", "not a hand-in");
+    fs::create_directories(dir + "/erin");
+    test::write_file(dir + "/src/dave/kernels.c", good);
+    test::write_file(dir + "/src/two/a/kernels.c", good);
+    test::write_file(dir + "/src/two/b/kernels.c", good);
+    REQUIRE(test::sh("cd " + dir + "/src/dave && tar -czf ../../dave.tar.gz kernels.c && cd ../two && "
+                     "tar -cf ../../gina.tar a b && cd " + dir + "/src && tar -cf ../frank.tar -P ../src/dave/kernels.c && "
+                     "rm -rf " + dir + "/src")
+                .status == 0);
+    test::write_file(dir + "/hank.c", good);
+    test::write_file(dir + "/hank.tar", "");
+
+    auto handins = discover_handins(dir);
+    std::map<std::string, Handin> by_id;
+    for (const auto& h : handins) by_id[h.id] = h;
+    CHECK(by_id.size() == 8);  // alice bob carol dave erin frank gina hank
+    auto extract = [&](const std::string& id) -> std::string {
+        std::string dest = dir + "/out-" + id + ".c";
+        try {
+            extract_kernels(by_id.at(id), dest);
+        } catch (const HandinError& e) {
+            return e.what();
+        }
+        return test::read_file(dest) == good ? "same" : "different";
+    };
+    for (const char* id : {"alice", "bob", "carol", "dave"}) CHECK(extract(id) == "same");
+    CHECK_THAT(extract("erin"), Catch::Contains("no kernels.c"));
+    CHECK_THAT(extract("frank"), Catch::Contains("outside the archive"));
+    CHECK_THAT(extract("gina"), Catch::Contains("2 files named kernels.c"));
+    CHECK_THAT(extract("hank"), Catch::Contains("two hand-ins"));
+}
+
+TEST_CASE("every fixture hand-in ends in its own status and reason, and cheating earns nothing", "[grader]") {
+    std::string dir = test::scratch_dir("grader-batch");
+    std::string handins = dir + "/handins", out = dir + "/out";
+    fs::create_directories(handins);
+    for (const auto& e : fs::directory_iterator(repo("tests/fixtures/handins")))
+        fs::copy_file(e.path(), handins + "/" + e.path().filename().string());
+    // One hand-in arrives as an Autolab-style tarball.
+    REQUIRE(test::sh("mkdir -p " + dir + "/t && cp " + fixture("good") + " " + dir + "/t/kernels.c && tar -czf " + handins +
+                     "/tarred.tar.gz -C " + dir + "/t kernels.c")
+                .status == 0);
+
+    auto result = test::run(grade_argv(handins, out));
+    INFO(result.err);
+    REQUIRE(result.status == 0);
+    auto records = records_by_id(out + "/results.jsonl");
+
+    struct Expect {
+        const char* status;
+        std::vector<const char*> reason;
+    };
+    const std::map<std::string, Expect> expected = {
+        {"good", {"ok", {}}},
+        {"tarred", {"ok", {}}},
+        {"fakescore", {"ok", {}}},
+        {"wrong", {"wrong-result", {"rotate", "dimension", "dst[2][3]"}}},
+        {"writesrc", {"wrong-result", {"rotate", "src"}}},
+        {"compileerror", {"compile-error", {"kernels.c:", "error", "';'"}}},
+        {"nosmooth", {"compile-error", {"'smooth'"}}},
+        {"segfault", {"crashed", {"smooth", "SIGSEGV", "dimension"}}},
+        {"loop", {"timeout", {"rotate"}}},
+        {"constructor", {"timeout", {"wall-clock"}}},
+        {"hugealloc", {"out-of-memory", {"malloc"}}},
+        {"forks", {"forbidden", {"fork"}}},
+        {"threads", {"forbidden", {"pthread_create"}}},
+        {"fakerecord", {"forbidden", {"dprintf"}}},
+        {"fakefile", {"forbidden", {"fopen"}}},
+        {"syscall", {"forbidden", {"syscall", "rotate"}}},
+    };
+    CHECK(records.size() == expected.size());
+    for (const auto& [id, e] : expected) {
+        INFO(id);
+        REQUIRE(records.count(id));
+        const json& r = records[id];
+        INFO(r.dump());
+        CHECK(r["status"] == e.status);
+        for (const char* part : e.reason) CHECK_THAT(r["reason"].get<std::string>(), Catch::Contains(part));
+        CHECK(fs::exists(out + "/feedback/" + id + ".txt"));
+        if (std::string(e.status) != "ok") CHECK_FALSE(r["reason"].get<std::string>().empty());
+        if (std::string(e.status) == "ok") {
+            // Naive kernels: the real speedup is near 1, nowhere near the forged 99.9.
+            CHECK(r["rotate_speedup"].get<double>() > 0);
+            CHECK(r["rotate_speedup"].get<double>() < 20);
+            CHECK(r["smooth_speedup"].get<double>() < 20);
+        } else {
+            CHECK(r["total"].get<double>() <= 50);
+        }
+    }
+    // Forbidden and uncompilable hand-ins never ran, so they earn nothing at all.
+    for (const char* id : {"forks", "fakerecord", "syscall", "compileerror", "constructor", "hugealloc"})
+        CHECK(records[id]["total"] == 0.0);
+    // A wrong rotate scores 0 for rotate whatever its speed.
+    CHECK(records["wrong"]["rotate_points"] == 0.0);
+    CHECK(records["wrong"]["rotate_speedup"].is_null());
+
+    auto statuses = gradebook_statuses(test::read_file(out + "/gradebook.csv"));
+    for (const auto& [id, e] : expected) CHECK(statuses[id] == e.status);
+    CHECK_THAT(test::read_file(out + "/feedback/wrong.txt"), Catch::Contains("Rotate: Version"));
+    json batch = json::parse(test::read_file(out + "/batch.json"));
+    CHECK(batch["baselines"].size() == 2);  // at the start and after 10 hand-ins
+    CHECK(batch["baselines"][0]["drift_percent"]["rotate"] == 0.0);
+    CHECK(batch["baselines"][1]["rotate_cpe"].contains("128"));
+}
+
+TEST_CASE("a grader killed mid-batch finishes on rerun with each hand-in graded once", "[grader]") {
+    std::string dir = test::scratch_dir("grader-resume");
+    std::string handins = dir + "/handins", out = dir + "/out";
+    const std::map<std::string, std::string> expected = {
+        {"a-good", "ok"}, {"b-wrong", "wrong-result"}, {"c-forks", "forbidden"}, {"d-segv", "crashed"}, {"e-good", "ok"}};
+    const std::map<std::string, std::string> source = {
+        {"a-good", "good"}, {"b-wrong", "wrong"}, {"c-forks", "forks"}, {"d-segv", "segfault"}, {"e-good", "good"}};
+    for (const auto& [id, name] : source) test::write_file(handins + "/" + id + ".c", test::read_file(fixture(name)));
+    // A fixed baseline: both runs judge against the same CPEs.
+    auto calibrated = test::run({repo("build/reference-driver"), "--calibrate", "--dims", "64,128", "--max-samples", "5"});
+    REQUIRE(calibrated.status == 0);
+    test::write_file(dir + "/baseline.toml", calibrated.out);
+
+    std::string cmd;
+    for (const auto& a : grade_argv(handins, out)) cmd += "'" + a + "' ";
+    cmd += "--baseline " + dir + "/baseline.toml";
+    auto killed = test::sh(cmd + " 2>/dev/null & pid=$!; "
+                           "until [ \"$(wc -l < " + out + "/results.jsonl 2>/dev/null || echo 0)\" -ge 2 ]; do sleep 0.1; done; "
+                           "kill -9 $pid; wait $pid; exit 0");
+    REQUIRE(killed.status == 0);
+    int lines_after_kill = 0;
+    records_by_id(out + "/results.jsonl", &lines_after_kill);
+    CHECK(lines_after_kill >= 2);
+    CHECK(lines_after_kill < int(expected.size()));
+    // Simulate the worst instant too: killed in the middle of a record.
+    test::write_file(out + "/results.jsonl", test::read_file(out + "/results.jsonl") + R"({"id": "e-good", "sta)");
+
+    auto resumed = test::sh(cmd);
+    INFO(resumed.err);
+    REQUIRE(resumed.status == 0);
+    CHECK_THAT(resumed.err, Catch::Contains(fmt::format("{} of {} hand-ins already graded", lines_after_kill, expected.size())));
+    int lines = 0;
+    auto records = records_by_id(out + "/results.jsonl", &lines);
+    CHECK(lines == int(expected.size()));
+    for (const auto& [id, status] : expected) CHECK(records[id]["status"] == status);
+    CHECK(gradebook_statuses(test::read_file(out + "/gradebook.csv")) == expected);
+}
+
+TEST_CASE("autolab and gradescope commands grade one hand-in", "[grader]") {
+    std::string dir = test::scratch_dir("grader-platforms");
+    auto autolab = test::run({grader_bin(), "autolab", fixture("wrong"), "--trials", "1", "--driver-args", kQuickDriver});
+    INFO(autolab.err);
+    REQUIRE(autolab.status == 0);
+    std::string last = autolab.out.substr(autolab.out.rfind('\n', autolab.out.size() - 2) + 1);
+    json line = json::parse(last);
+    CHECK(line["scores"]["rotate"] == 0.0);
+    CHECK(line["scores"].contains("smooth"));
+    CHECK(line["scoreboard"].size() == 3);
+    CHECK_THAT(autolab.out, Catch::Contains("wrong-result"));
+
+    auto gs = test::run({grader_bin(), "gradescope", "--submission", fixture("forks"), "--results",
+                         dir + "/results/results.json", "--trials", "1", "--driver-args", kQuickDriver});
+    INFO(gs.err);
+    REQUIRE(gs.status == 0);
+    json results = json::parse(test::read_file(dir + "/results/results.json"));
+    CHECK(results["score"] == 0.0);
+    CHECK(results["tests"].size() == 2);
+    CHECK_THAT(results["tests"][0]["output"].get<std::string>(), Catch::Contains("fork"));
+}
+
+TEST_CASE("calibrate writes a policy with full marks at the reference speedups", "[grader]") {
+    std::string dir = test::scratch_dir("grader-calibrate");
+    auto r = test::run({grader_bin(), "calibrate", "--out", dir + "/policy.toml", "--driver-args",
+                        "--dims 256,512 --max-samples 5"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    ScoringPolicy p = load_policy(dir + "/policy.toml");
+    CHECK(p.rotate.max_points == 50);
+    CHECK(p.rotate.points(1.0) == 0);
+    CHECK(p.rotate.full_marks_speedup() > 1.0);
+    CHECK(p.smooth.full_marks_speedup() > 1.0);
+}
