@@ -3,7 +3,9 @@
 # kernels.c, defs.h, the students' Makefile and README, the driver's sources and the
 # naive oracle (no reference solution), and the build scripts.
 #   make handout BASELINE=file POLICY=file   bakes a fixed baseline and grading policy
-#                                            into the handout's driver
+#                                            into the handout's driver (the baseline from
+#                                            ./driver --calibrate on the grading machine,
+#                                            covering the default dimensions)
 #   make handout HANDOUT_TAR=path            writes it elsewhere
 
 HANDOUT_TAR    ?= $(B)/perflab-handout.tar
@@ -21,7 +23,8 @@ $(HANDOUT_TAR).bake: FORCE
 	    printf '%s\n' '$(abspath $(BASELINE))' '$(abspath $(POLICY))' > $@
 
 $(HANDOUT_TAR): $(HANDOUT_FILES) $(HANDOUT_DRIVER) $(HANDOUT_ORACLE) $(BASELINE) $(POLICY) $(HANDOUT_TAR).bake
-	HANDOUT_DRIVER='$(HANDOUT_DRIVER)' HANDOUT_ORACLE='$(HANDOUT_ORACLE)' \
+	@echo "handout/make-handout.sh $@$(if $(BASELINE), BASELINE=$(BASELINE))$(if $(POLICY), POLICY=$(POLICY))"
+	@HANDOUT_DRIVER='$(HANDOUT_DRIVER)' HANDOUT_ORACLE='$(HANDOUT_ORACLE)' \
 	BASELINE='$(BASELINE)' POLICY='$(POLICY)' handout/make-handout.sh $@
 
 .PHONY: handout

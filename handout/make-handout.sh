@@ -29,6 +29,24 @@ put 644 perflab/reference $HANDOUT_ORACLE
 put 755 perflab/mk mk/deps.sh mk/link-driver.sh
 put 644 perflab handout/team.c
 
+# A baked baseline must cover the dimensions students' ./driver runs by default
+# (Options::rotate_dims / smooth_dims in src/driver/options.hpp), or every plain
+# ./driver run would stop with an error.
+if [ -n "${BASELINE:-}" ]; then
+  for kernel in rotate smooth; do
+    for dim in 64 128 256 512; do
+      if ! awk -v sec="[$kernel.cpe]" -v dim="$dim" '
+             /^[[:space:]]*\[/ { gsub(/[[:space:]]/, ""); in_sec = ($0 == sec); next }
+             in_sec && $1 == dim && $2 == "=" { found = 1 }
+             END { exit !found }' "$BASELINE"; then
+        echo "make handout: $BASELINE has no $kernel CPE for dimension $dim, which students' ./driver" \
+             "runs by default: write it with ./driver --calibrate > FILE on the grading machine" >&2
+        exit 1
+      fi
+    done
+  done
+fi
+
 {
   echo "# Written by the instructor's make handout: files beside ./driver that it uses by default."
   if [ -n "${BASELINE:-}" ]; then

@@ -284,7 +284,15 @@ TEST_CASE("without libpfm4 (make NO_LIBPFM=1) the handout's driver builds, times
 
 TEST_CASE("a handout with a baked-in baseline and policy scores with them", "[handout]") {
     std::string work = temp_dir("bake-files");
-    write_file(work + "/grading-baseline.toml", "[rotate.cpe]\n64 = 1000.0\n\n[smooth.cpe]\n64 = 2000.0\n");
+    // A baseline must cover the dimensions a plain ./driver runs, or make handout refuses it.
+    write_file(work + "/short-baseline.toml", "[rotate.cpe]\n64 = 1000.0\n\n[smooth.cpe]\n64 = 2000.0\n");
+    auto refused = make_in(repo(""), {"handout", "HANDOUT_TAR=" + work + "/refused.tar",
+                                      "BASELINE=" + work + "/short-baseline.toml"});
+    CHECK(refused.status != 0);
+    CHECK(refused.err.find("has no rotate CPE for dimension 128") != std::string::npos);
+    CHECK_FALSE(fs::exists(work + "/refused.tar"));
+    write_file(work + "/grading-baseline.toml", "[rotate.cpe]\n64 = 1000.0\n128 = 1000.0\n256 = 1000.0\n512 = 1000.0\n\n"
+                                                "[smooth.cpe]\n64 = 2000.0\n128 = 2000.0\n256 = 2000.0\n512 = 2000.0\n");
     write_file(work + "/grading-policy.toml",
                "[rotate]\nmax_points = 7\ncurve = [[1.0, 0], [2.0, 7]]\n\n"
                "[smooth]\nmax_points = 11\ncurve = [[1.0, 0], [2.0, 11]]\n");
