@@ -8,35 +8,76 @@
  * --tiles sweeps ref_rotate_blocked_tile over a few tile edges instead.
  * Pin it (taskset -c 1): the machine is shared and noisy, so every figure is
  * the minimum over many samples, each taken after walking a 16 KiB buffer
- * as the classic driver does.
+ * as the classic driver does. Images sit in transparent huge pages, as the
+ * driver's do: with 4 KiB pages a rotate's column walk is TLB bound.
  */
-#define _POSIX_C_SOURCE 200112L
+#define _DEFAULT_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include "reference.h"
 
 typedef struct {
     const char *name;
     lab_test_func run;
+    /* For the SIMD kernels' forced paths: the level needed, else 0. */
+    int level;
 } variant;
 
+/* Each SIMD path through the classic kernel signature, so the paths a CPU
+ * does not pick can be compared with the one it does. */
+static void rotate_avx2(int dim, pixel *src, pixel *dst)
+{
+    ref_rotate_simd_dispatch(dim, src, dst, REF_SIMD_AVX2);
+}
+static void rotate_avx512(int dim, pixel *src, pixel *dst)
+{
+    ref_rotate_simd_dispatch(dim, src, dst, REF_SIMD_AVX512);
+}
+static void smooth_avx2(int dim, pixel *src, pixel *dst)
+{
+    ref_smooth_simd_dispatch(dim, src, dst, REF_SIMD_AVX2);
+}
+static void smooth_avx512(int dim, pixel *src, pixel *dst)
+{
+    ref_smooth_simd_dispatch(dim, src, dst, REF_SIMD_AVX512);
+}
+
 static const variant rotates[] = {
-    {"rotate naive", ref_rotate_naive},
-    {"rotate blocked", ref_rotate_blocked},
-    {"rotate unrolled", ref_rotate_unrolled},
-    {"rotate simd", ref_rotate_simd},
+    {"rotate naive", ref_rotate_naive, 0},
+    {"rotate blocked", ref_rotate_blocked, 0},
+    {"rotate unrolled", ref_rotate_unrolled, 0},
+    {"rotate simd", ref_rotate_simd, 0},
+    {"rotate simd AVX2", rotate_avx2, REF_SIMD_AVX2},
+    {"rotate simd AVX-512", rotate_avx512, REF_SIMD_AVX512},
 };
 
 static const variant smooths[] = {
-    {"smooth naive", ref_smooth_naive},
-    {"smooth boundary-split", ref_smooth_boundary_split},
-    {"smooth two-pass", ref_smooth_two_pass},
-    {"smooth simd", ref_smooth_simd},
+    {"smooth naive", ref_smooth_naive, 0},
+    {"smooth boundary-split", ref_smooth_boundary_split, 0},
+    {"smooth two-pass", ref_smooth_two_pass, 0},
+    {"smooth simd", ref_smooth_simd, 0},
+    {"smooth simd AVX2", smooth_avx2, REF_SIMD_AVX2},
+    {"smooth simd AVX-512", smooth_avx512, REF_SIMD_AVX512},
 };
 
+#define COUNT(a) ((int)(sizeof a / sizeof a[0]))
+
 static char cache_walk[16 * 1024];
+
+/* A 2 MiB-aligned image in huge pages where the kernel grants them. */
+static pixel *alloc_image(size_t bytes)
+{
+    const size_t huge = 2u << 20;
+    size_t whole = (bytes + huge - 1) & ~(huge - 1);
+    pixel *image = aligned_alloc(huge, whole);
+
+    if (image)
+        madvise(image, whole, MADV_HUGEPAGE);
+    return image;
+}
 
 static double now_ns(void)
 {
@@ -81,6 +122,8 @@ static void report(const variant *vs, int count, int dim, pixel *src, pixel *dst
     double naive = 0;
 
     for (int v = 0; v < count; v++) {
+        if (vs[v].level > ref_simd_best_level())
+            continue;
         double t = time_ns(vs[v].run, dim, src, dst);
         if (v == 0)
             naive = t;
@@ -101,8 +144,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: dimension must be 1..%d\n", argv[0], REF_MAX_DIM);
             return 1;
         }
-        size_t bytes = ((size_t)dim * dim * sizeof(pixel) + 31) & ~(size_t)31;
-        pixel *src = aligned_alloc(32, bytes), *dst = aligned_alloc(32, bytes);
+        size_t bytes = (size_t)dim * dim * sizeof(pixel);
+        pixel *src = alloc_image(bytes), *dst = alloc_image(bytes);
         if (!src || !dst) {
             fprintf(stderr, "%s: out of memory at dim %d\n", argv[0], dim);
             return 1;
@@ -118,12 +161,12 @@ int main(int argc, char **argv)
                 char name[32];
                 snprintf(name, sizeof name, "blocked tile %d", t);
                 sweep_tile = t;
-                variant v = {name, blocked_sweep};
+                variant v = {name, blocked_sweep, 0};
                 report(&v, 1, dim, src, dst, copy);
             }
         } else {
-            report(rotates, 4, dim, src, dst, copy);
-            report(smooths, 4, dim, src, dst, copy);
+            report(rotates, COUNT(rotates), dim, src, dst, copy);
+            report(smooths, COUNT(smooths), dim, src, dst, copy);
         }
         free(src);
         free(dst);

@@ -3,7 +3,8 @@
  *
  * Each kernel has the classic signature void f(int dim, pixel *src, pixel *dst),
  * is compiled as C with the student's flags (no -march: SIMD code is confined to
- * target("avx2") functions behind a runtime CPU check) and is registered by
+ * target("avx2") and target("avx512...") functions behind a runtime CPU check)
+ * and is registered by
  * solutions.c through add_rotate_function/add_smooth_function, so the driver
  * times it exactly like student code. Every exported name starts with ref_ so
  * none can collide with a student's kernels.c.
@@ -23,6 +24,27 @@ extern "C" {
 
 #define REF_MAX_DIM 46340
 
+/*
+ * The instruction sets the SIMD kernels choose between. The *_dispatch entry
+ * points take one explicitly, so the tests can run every path a machine
+ * supports; a level the CPU lacks must not be requested.
+ */
+enum ref_simd_level {
+    REF_SIMD_SCALAR = 0,
+    REF_SIMD_AVX2 = 1,
+    /* AVX-512 F, BW and VBMI (vpermb/vpermt2b and byte-masked loads/stores). */
+    REF_SIMD_AVX512 = 2
+};
+
+/* The best level this CPU (and OS) supports. */
+static inline int ref_simd_best_level(void)
+{
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vbmi"))
+        return REF_SIMD_AVX512;
+    return __builtin_cpu_supports("avx2") ? REF_SIMD_AVX2 : REF_SIMD_SCALAR;
+}
+
 /* ---- rotate (90 degrees counter-clockwise) ---- */
 
 /*
@@ -41,9 +63,10 @@ void ref_rotate_blocked(int dim, pixel *src, pixel *dst);
 void ref_rotate_blocked_tile(int dim, pixel *src, pixel *dst, int tile);
 void ref_rotate_unrolled(int dim, pixel *src, pixel *dst);
 void ref_rotate_simd(int dim, pixel *src, pixel *dst);
-/* ref_rotate_simd with the CPU check made by the caller: avx2 == 0 runs the
- * scalar fallback, the path a machine without AVX2 takes. */
-void ref_rotate_simd_dispatch(int dim, pixel *src, pixel *dst, int avx2);
+/* ref_rotate_simd with the CPU check made by the caller: `level` is an
+ * enum ref_simd_level (REF_SIMD_SCALAR runs the fallback of a machine
+ * without AVX2). */
+void ref_rotate_simd_dispatch(int dim, pixel *src, pixel *dst, int level);
 
 /*
  * Building blocks shared by the tiled rotates. A tile function copies the
@@ -63,8 +86,9 @@ void ref_smooth_naive(int dim, pixel *src, pixel *dst);
 void ref_smooth_boundary_split(int dim, pixel *src, pixel *dst);
 void ref_smooth_two_pass(int dim, pixel *src, pixel *dst);
 void ref_smooth_simd(int dim, pixel *src, pixel *dst);
-/* ref_smooth_simd with the CPU check made by the caller (0: scalar fallback). */
-void ref_smooth_simd_dispatch(int dim, pixel *src, pixel *dst, int avx2);
+/* ref_smooth_simd with the CPU check made by the caller (an enum
+ * ref_simd_level, as for rotate). */
+void ref_smooth_simd_dispatch(int dim, pixel *src, pixel *dst, int level);
 
 /* The clipped-window average of one pixel, bounds checked: the definition. */
 pixel ref_smooth_window(int dim, const pixel *src, int i, int j);

@@ -70,9 +70,9 @@ AVX2 static void horizontal_avx2(const unsigned *sums, unsigned short *out, int 
     ref_smooth_horizontal_scalar(sums + k, out + k, n - k);
 }
 
-void ref_smooth_simd_dispatch(int dim, pixel *src, pixel *dst, int avx2)
+void ref_smooth_simd_dispatch(int dim, pixel *src, pixel *dst, int level)
 {
-    if (avx2)
+    if (level >= REF_SIMD_AVX2)
         ref_smooth_two_pass_with(dim, src, dst, vertical_avx2, horizontal_avx2);
     else
         ref_smooth_two_pass(dim, src, dst);
@@ -80,5 +80,5 @@ void ref_smooth_simd_dispatch(int dim, pixel *src, pixel *dst, int avx2)
 
 void ref_smooth_simd(int dim, pixel *src, pixel *dst)
 {
-    ref_smooth_simd_dispatch(dim, src, dst, __builtin_cpu_supports("avx2"));
+    ref_smooth_simd_dispatch(dim, src, dst, ref_simd_best_level());
 }

@@ -40,8 +40,9 @@ void register_rotate_functions(void)
                         "rotate: blocked " TILE_NAME(REF_ROTATE_TILE)
                         " tiles, inner loop unrolled x4, restrict");
     add_rotate_function(&ref_rotate_simd,
-                        "rotate: AVX2 4x4 pixel transposes in "
-                        TILE_NAME(REF_ROTATE_TILE) " tiles (scalar fallback)");
+                        "rotate: AVX-512 8x8 vpermt2b transposes, masked stores, 8-column"
+                        " bands (else AVX2 4x4 in " TILE_NAME(REF_ROTATE_TILE)
+                        " tiles, else scalar)");
 }
 
 void register_smooth_functions(void)

@@ -1,13 +1,15 @@
-// The reference kernels against the oracle: every variant (and each SIMD kernel's
-// scalar fallback, and the blocked rotate at tile sizes that do not divide dim) must
-// be bit-exact with oracle_rotate/oracle_smooth, leave src untouched, write every dst
-// pixel and nothing outside dst.
+// The reference kernels against the oracle: every variant (and every path of each
+// SIMD kernel's dispatch the CPU supports: scalar, AVX2, AVX-512; and the blocked
+// rotate at tile sizes that do not divide dim) must be bit-exact with
+// oracle_rotate/oracle_smooth, leave src untouched, write every dst pixel and
+// nothing outside dst.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../reference/oracle.h"
@@ -121,7 +123,27 @@ void check_against_oracle(const std::vector<Variant>& variants,
     }
 }
 
-bool have_avx2() { return __builtin_cpu_supports("avx2"); }
+// Every path of a SIMD kernel this CPU can run, forced through its *_dispatch;
+// the paths it cannot run are skipped with a warning, once per test case.
+std::vector<Variant> simd_paths(const std::string& name, void (*dispatch)(int, pixel*, pixel*, int)) {
+    struct Path {
+        int level;
+        const char* label;
+    };
+    std::vector<Variant> variants;
+    for (Path path : {Path{REF_SIMD_SCALAR, "scalar fallback"}, Path{REF_SIMD_AVX2, "AVX2 path"},
+                      Path{REF_SIMD_AVX512, "AVX-512 path"}}) {
+        std::string label = name + " " + path.label;
+        if (path.level > ref_simd_best_level()) {
+            WARN(label << " not tested: this CPU lacks it");
+            continue;
+        }
+        variants.push_back({label, [dispatch, level = path.level](int d, pixel* s, pixel* o) {
+                                dispatch(d, s, o, level);
+                            }});
+    }
+    return variants;
+}
 
 std::vector<Variant> rotate_variants() {
     std::vector<Variant> variants = {
@@ -129,13 +151,9 @@ std::vector<Variant> rotate_variants() {
         {"ref_rotate_blocked", ref_rotate_blocked},
         {"ref_rotate_unrolled", ref_rotate_unrolled},
         {"ref_rotate_simd", ref_rotate_simd},
-        {"ref_rotate_simd scalar fallback",
-         [](int d, pixel* s, pixel* o) { ref_rotate_simd_dispatch(d, s, o, 0); }},
     };
-    if (have_avx2())
-        variants.push_back({"ref_rotate_simd AVX2 path", [](int d, pixel* s, pixel* o) {
-                                ref_rotate_simd_dispatch(d, s, o, 1);
-                            }});
+    for (Variant& v : simd_paths("ref_rotate_simd", ref_rotate_simd_dispatch))
+        variants.push_back(std::move(v));
     return variants;
 }
 
@@ -145,13 +163,9 @@ std::vector<Variant> smooth_variants() {
         {"ref_smooth_boundary_split", ref_smooth_boundary_split},
         {"ref_smooth_two_pass", ref_smooth_two_pass},
         {"ref_smooth_simd", ref_smooth_simd},
-        {"ref_smooth_simd scalar fallback",
-         [](int d, pixel* s, pixel* o) { ref_smooth_simd_dispatch(d, s, o, 0); }},
     };
-    if (have_avx2())
-        variants.push_back({"ref_smooth_simd AVX2 path", [](int d, pixel* s, pixel* o) {
-                                ref_smooth_simd_dispatch(d, s, o, 1);
-                            }});
+    for (Variant& v : simd_paths("ref_smooth_simd", ref_smooth_simd_dispatch))
+        variants.push_back(std::move(v));
     return variants;
 }
 
