@@ -54,6 +54,6 @@ void register_smooth_functions(void)
     add_smooth_function(&ref_smooth_two_pass,
                         "smooth: two-pass, vertical 3-row sums then horizontal");
     add_smooth_function(&ref_smooth_simd,
-                        "smooth: AVX2 two-pass, 32-bit sums, exact multiply-shift / 9"
-                        " (scalar fallback)");
+                        "smooth: AVX-512 (else AVX2, else scalar) two-pass, 32-bit sums,"
+                        " exact multiply-shift / 9");
 }
