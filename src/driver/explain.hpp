@@ -49,6 +49,7 @@ struct KernelEvidence {
     std::optional<FunctionEvidence> reference;
     std::string graded_symbol;                   // what rotate()/smooth() is called in the binary
     std::optional<std::string> graded_jumps_to;  // the function its first instruction jumps to
+    bool graded_registered = true;               // false: measured under a name of explain's own
     std::vector<TilePoint> tile_sweep;           // rotate, with the reference kernels only
 };
 

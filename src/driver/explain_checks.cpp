@@ -21,7 +21,7 @@ constexpr double kSameMisses = 0.10;
 // Timings of the same code on a shared VM: within this factor they are noise.
 constexpr double kSameTiming = 1.25;
 // A faster variant than the graded one matters beyond this margin.
-constexpr double kFasterMargin = 1.05;
+constexpr double kFasterMargin = 1.10;
 constexpr double kBusyCpu = 0.10;
 
 bool close(double a, double b, double tolerance) {
@@ -135,10 +135,11 @@ void add_figures(Evidence& ev, const std::string& who, const CacheFigures& f) {
     put("instructions/px", f.instructions);
 }
 
-void graded_function(const KernelEvidence& e, std::vector<Finding>& out) {
+// Returns the registered variant rotate()/smooth() behaves like, if any.
+std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<Finding>& out) {
     const std::string fn = fmt::format("{}()", kernel_name(e.kernel));
     auto gi = graded_index(e.result);
-    if (!gi) return;
+    if (!gi) return std::nullopt;
     const VariantResult& g = e.result.variants[*gi];
     const int dim = e.dim;
     Evidence ev{{"symbol", e.graded_symbol.empty() ? "unknown (stripped binary)" : e.graded_symbol}};
@@ -146,16 +147,15 @@ void graded_function(const KernelEvidence& e, std::vector<Finding>& out) {
     if (e.graded_jumps_to) {
         ev.emplace_back("jumps to", *e.graded_jumps_to);
         runs = *e.graded_jumps_to;
-    } else {
-        for (std::size_t i = 0; i < e.result.variants.size(); ++i) {
-            const auto& v = e.result.variants[i];
-            if (i == *gi || !v.correct) continue;
-            if (behaves_alike(e.figures[*gi], e.figures[i], time_ratio(g, &v, dim))) {
-                ev.emplace_back("behaves like", short_name(v.name));
-                runs = short_name(v.name);
-                break;
-            }
-        }
+    }
+    std::optional<std::size_t> alike;
+    for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i) {
+        const auto& v = e.result.variants[i];
+        if (i != *gi && v.correct && behaves_alike(e.figures[*gi], e.figures[i], time_ratio(g, &v, dim))) alike = i;
+    }
+    if (alike) {
+        ev.emplace_back("behaves like", short_name(e.result.variants[*alike].name));
+        if (!e.graded_jumps_to) runs = short_name(e.result.variants[*alike].name);
     }
     ev.emplace_back("graded speedup", g.complete() ? g.mean_speedup : 0.0);
 
@@ -166,10 +166,12 @@ void graded_function(const KernelEvidence& e, std::vector<Finding>& out) {
         f.meaning = "the grader times " + fn + " only; a wrong result scores nothing, whatever the other variants do.";
         f.advice = "make " + fn + " call a variant that passes the check.";
         out.push_back(std::move(f));
-        return;
+        return alike;
     }
     const auto best = e.result.best;
-    if (best && *best != *gi && e.result.variants[*best].mean_speedup > g.mean_speedup * kFasterMargin) {
+    const bool runs_best = best && (alike == best || (e.graded_jumps_to &&
+                                                      *e.graded_jumps_to == short_name(e.result.variants[*best].name)));
+    if (best && *best != *gi && !runs_best && e.result.variants[*best].mean_speedup > g.mean_speedup * kFasterMargin) {
         const auto& b = e.result.variants[*best];
         Finding f = make("graded-function", Severity::problem, e.kernel, g.name,
                          fmt::format("the grader times {}, but your fastest variant is {}", fn, short_name(b.name)));
@@ -179,20 +181,22 @@ void graded_function(const KernelEvidence& e, std::vector<Finding>& out) {
         f.meaning = fmt::format("{} runs {}; the score comes from it, not from the best registered variant.", fn, runs);
         f.advice = fmt::format("make {} call {} (or move its body into {}).", fn, short_name(b.name), fn);
         out.push_back(std::move(f));
-        return;
+        return alike;
     }
     Finding f = make("graded-function", Severity::info, e.kernel, g.name, fmt::format("{} runs {}", fn, runs));
     f.evidence = ev;
     f.meaning = fn + " is what the grader times, and no registered variant beats it.";
     out.push_back(std::move(f));
+    return alike;
 }
 
 // Returns the variants it called out, whose other findings would repeat it.
-std::vector<std::size_t> equals_naive(const KernelEvidence& e, std::vector<Finding>& out) {
+std::vector<std::size_t> equals_naive(const KernelEvidence& e, const std::vector<std::size_t>& skip,
+                                      std::vector<Finding>& out) {
     std::vector<std::size_t> same;
     for (std::size_t i = 0; i < e.result.variants.size(); ++i) {
         const auto& v = e.result.variants[i];
-        if (!v.correct || named_naive(v)) continue;
+        if (!v.correct || named_naive(v) || std::count(skip.begin(), skip.end(), i)) continue;
         const auto ratio = time_ratio(v, nullptr, e.dim);
         if (!behaves_alike(e.figures[i], e.naive.figures, ratio)) continue;
         same.push_back(i);
@@ -466,19 +470,24 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
 std::vector<Finding> explain_checks(const ExplainData& data) {
     std::vector<Finding> out;
     stale_build(data.build, out);
-    std::vector<std::vector<std::size_t>> naive_alike;
+    // Variants whose findings would repeat another's: those found to be naive, and
+    // an unregistered rotate()/smooth() that runs a registered variant.
+    std::vector<std::vector<std::size_t>> repeats;
     for (const auto& e : data.kernels) {
-        graded_function(e, out);
-        naive_alike.push_back(equals_naive(e, out));
+        std::vector<std::size_t> skip;
+        if (graded_function(e, out) && !e.graded_registered) skip.push_back(*graded_index(e.result));
+        auto naive = equals_naive(e, skip, out);
+        skip.insert(skip.end(), naive.begin(), naive.end());
+        repeats.push_back(std::move(skip));
     }
     build_flags(data.build.build, out);
-    // Naive versions are meant to be slow, and a variant found to be naive has been
-    // called out once already: the per-variant checks look at the others.
+    // Naive versions are meant to be slow, and repeats have been said once already:
+    // the per-variant checks look at the others.
     auto examined = [&](auto check) {
         for (std::size_t k = 0; k < data.kernels.size(); ++k)
             for (std::size_t i = 0; i < data.kernels[k].result.variants.size(); ++i) {
                 const auto& v = data.kernels[k].result.variants[i];
-                if (v.correct && !named_naive(v) && !std::count(naive_alike[k].begin(), naive_alike[k].end(), i))
+                if (v.correct && !named_naive(v) && !std::count(repeats[k].begin(), repeats[k].end(), i))
                     check(data.kernels[k], i);
             }
     };

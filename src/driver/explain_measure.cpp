@@ -208,6 +208,7 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
         for (std::size_t v = 0; v < kp.variants.size(); ++v) {
             const DimResult* d = timed(k, v);
             CacheFigures f = figures.of(d, kp.kernel, kp.variants[v].index);
+            if (kp.variants[v].index == Variant::kGraded) e.graded_registered = false;
             if (!is_comparison(kp.variants[v])) {
                 e.result.variants.push_back(results[k].variants[v]);
                 e.figures.push_back(std::move(f));
