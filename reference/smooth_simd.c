@@ -90,14 +90,22 @@ AVX512 static void vertical_avx512(const unsigned short *above,
                                    const unsigned short *below,
                                    unsigned *sums, int n)
 {
-    int k = 0;
-
-    for (; k + 16 <= n; k += 16) {
+    if (n < 16) {
+        ref_smooth_vertical_scalar(above, row, below, sums, n);
+        return;
+    }
+    /* The last chunk ends at n, overlapping the one before it (rewriting
+     * equal sums) rather than leaving up to 15 values to scalar code, which
+     * at dim 64 would be a tenth of each row. */
+    for (int k = 0;; k += 16) {
+        if (k > n - 16)
+            k = n - 16;
         __m512i sum = _mm512_add_epi32(_mm512_add_epi32(widen16(above + k), widen16(row + k)),
                                        widen16(below + k));
         _mm512_storeu_si512(sums + k, sum);
+        if (k == n - 16)
+            break;
     }
-    ref_smooth_vertical_scalar(above + k, row + k, below + k, sums + k, n - k);
 }
 
 /* x / 9 in each dword, the quotient in the low word of the dword. */
@@ -128,14 +136,21 @@ AVX512 static void horizontal_avx512(const unsigned *sums, unsigned short *out, 
         0x00020000, 0x00060004, 0x000A0008, 0x000E000C, 0x00120010, 0x00160014,
         0x001A0018, 0x001E001C, 0x00220020, 0x00260024, 0x002A0028, 0x002E002C,
         0x00320030, 0x00360034, 0x003A0038, 0x003E003C);
-    int k = 0;
 
-    for (; k + 32 <= n; k += 32) {
+    if (n < 32) {
+        ref_smooth_horizontal_scalar(sums, out, n);
+        return;
+    }
+    /* The last chunk overlaps, as in vertical_avx512. */
+    for (int k = 0;; k += 32) {
+        if (k > n - 32)
+            k = n - 32;
         __m512i packed = _mm512_permutex2var_epi16(div9_512(window_sum512(sums + k)), low_words,
                                                    div9_512(window_sum512(sums + k + 16)));
         _mm512_storeu_si512(out + k, packed);
+        if (k == n - 32)
+            break;
     }
-    ref_smooth_horizontal_scalar(sums + k, out + k, n - k);
 }
 
 static const ref_smooth_vertical_fn vertical_fns[] = {
