@@ -60,6 +60,6 @@ include tests/tests.mk
 all: $(ALL_TARGETS)
 
 clean:
-	rm -rf $(B) driver grader cacheprobe mountain cachesim
+	rm -rf $(B) driver grader cacheprobe mountain cachesim  # the binaries, not src/
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
