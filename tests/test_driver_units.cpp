@@ -159,18 +159,24 @@ TEST_CASE("random fills are full-range and seeded", "[driver][image]") {
 }
 
 TEST_CASE("interleaved K-best takes turns and lets each series finish on its own", "[driver][sampler]") {
-    std::vector<int> order;
+    std::vector<int> order, finished_after;
     FakeSamples a{{100, 100.1, 100.2, 500}}, b{{50, 70, 90, 50.1, 50.2, 999}};
-    auto results = k_best_interleaved({3, 0.01, 20}, {[&] {
-                                                          order.push_back(0);
-                                                          return a();
-                                                      },
-                                                      [&] {
-                                                          order.push_back(1);
-                                                          return b();
-                                                      }});
-    // a converges after its third sample; b needs five, and goes on alone.
-    CHECK(order == std::vector<int>{0, 1, 0, 1, 0, 1, 1, 1});
+    auto results = k_best_interleaved(
+        {3, 0.01, 20},
+        {[&] {
+             order.push_back(0);
+             return a();
+         },
+         [&] {
+             order.push_back(1);
+             return b();
+         }},
+        [&](std::size_t which) { finished_after.push_back(int(which) * 100 + int(order.size())); });
+    // Rounds alternate direction (0 1, 1 0, 0 1, ...); a converges with its third
+    // sample, b needs five and goes on alone.
+    CHECK(order == std::vector<int>{0, 1, 1, 0, 0, 1, 1, 1});
+    // Each series is reported finished right after its own last sample.
+    CHECK(finished_after == std::vector<int>{5, 108});
     CHECK(results[0].converged);
     CHECK(results[0].samples == 3);
     CHECK(results[1].converged);

@@ -45,13 +45,21 @@ KBestResult k_best(const KBestConfig& config, const std::function<double()>& tak
 }
 
 std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
-                                            const std::vector<std::function<double()>>& take_samples) {
+                                            const std::vector<std::function<double()>>& take_samples,
+                                            const std::function<void(std::size_t)>& finished) {
     std::vector<KBestResult> results(take_samples.size());
     std::vector<bool> active(take_samples.size(), true);
-    for (bool any = true; any;) {
+    // Every other round goes backwards, so no measurement always comes first: the
+    // one that follows another pays for what it left in the caches and predictors.
+    for (bool any = true, forward = true; any; forward = !forward) {
         any = false;
-        for (std::size_t i = 0; i < take_samples.size(); ++i)
-            if (active[i]) any |= active[i] = add_sample(results[i], config, take_samples[i]);
+        for (std::size_t n = 0; n < take_samples.size(); ++n) {
+            std::size_t i = forward ? n : take_samples.size() - 1 - n;
+            if (!active[i]) continue;
+            active[i] = add_sample(results[i], config, take_samples[i]);
+            any |= active[i];
+            if (!active[i] && finished) finished(i);
+        }
     }
     return results;
 }

@@ -34,8 +34,11 @@ KBestResult k_best(const KBestConfig& config, const std::function<double()>& tak
 // whatever the machine does meanwhile (a frequency change, a noisy neighbour)
 // falls on all of them alike and their ratios stay put. A measurement leaves the
 // rotation once it converges, fails or reaches the sample budget.
+// `finished(i)` runs right after measurement i took its last sample, before any
+// other measurement takes another: its state is still that of its last sample.
 std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
-                                            const std::vector<std::function<double()>>& take_samples);
+                                            const std::vector<std::function<double()>>& take_samples,
+                                            const std::function<void(std::size_t)>& finished = {});
 
 // Whether the K fastest of `samples` agree within epsilon.
 bool k_best_converged(std::vector<double> samples, const KBestConfig& config);
