@@ -14,7 +14,7 @@ HANDOUT_TAR    ?= $(B)/perflab-handout.tar
 HANDOUT_DRIVER := $(DRIVER_MAIN_SOURCES) $(DRIVER_LIB_SOURCES) $(wildcard src/driver/*.hpp src/driver/*.h)
 HANDOUT_ORACLE := reference/naive.c reference/oracle.h reference/speed_of_light.c
 HANDOUT_FILES  := handout/Makefile handout/README handout/team.c handout/no_reference_catalog.cpp \
-                  handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-driver.sh
+                  handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-driver.sh mk/driver-exports
 
 # Rewritten when BASELINE or POLICY changes, so that the tarball is rebuilt.
 $(HANDOUT_TAR).bake: FORCE

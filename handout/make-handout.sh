@@ -8,7 +8,7 @@
 #   kernels.c defs.h Makefile README [baseline.toml] [policy.toml]
 #   perflab/src/        the driver's sources, and no_reference_catalog.cpp
 #   perflab/reference/  naive.c oracle.h speed_of_light.c (the oracle only)
-#   perflab/mk/         deps.sh link-driver.sh
+#   perflab/mk/         deps.sh link-driver.sh driver-exports
 #   perflab/team.c      the team-name stub of make handin
 #   perflab/config.mk   what is baked in
 set -euo pipefail
@@ -27,6 +27,7 @@ install -p -m 644 handout/Makefile "$stage/Makefile"
 put 644 perflab/src $HANDOUT_DRIVER handout/no_reference_catalog.cpp
 put 644 perflab/reference $HANDOUT_ORACLE
 put 755 perflab/mk mk/deps.sh mk/link-driver.sh
+put 644 perflab/mk mk/driver-exports
 put 644 perflab handout/team.c
 
 # A baked baseline must cover the dimensions students' ./driver runs by default

@@ -23,7 +23,6 @@ const long perflab_build_time = $(date +%s);
 EOC
 $CC -c "$work/build_info.c" -o "$work/build_info.o"
 ld -r "$core" "$work/build_info.o" -o "$work/core.o"
-objcopy --keep-global-symbol=main --keep-global-symbol=add_rotate_function \
-        --keep-global-symbol=add_smooth_function "$work/core.o" "$work/core-local.o"
+objcopy --keep-global-symbols="$(dirname "$0")/driver-exports" "$work/core.o" "$work/core-local.o"
 $CXX "$@" "$work/core-local.o" $LDLIBS -o "$out.tmp"
 mv -f "$out.tmp" "$out"

@@ -8,8 +8,6 @@ DRIVER_LIB_OBJECTS  := $(patsubst %.cpp,$(B)/obj/%.o,$(DRIVER_LIB_SOURCES)) \
                        $(B)/obj/reference/naive.o $(B)/obj/reference/speed_of_light.o
 DRIVER_LIB          := $(B)/lib/libperflab.a
 DRIVER_CORE         := $(B)/driver-core.o
-DRIVER_EXPORTS      := --keep-global-symbol=main --keep-global-symbol=add_rotate_function \
-                       --keep-global-symbol=add_smooth_function
 
 $(DRIVER_LIB): $(DRIVER_LIB_OBJECTS)
 	@mkdir -p $(dir $@)
@@ -21,9 +19,9 @@ $(DRIVER_LIB): $(DRIVER_LIB_OBJECTS)
 # (defined by reference/reference.mk, which is read later: hence $$).
 .SECONDEXPANSION:
 $(DRIVER_CORE): $(patsubst %.cpp,$(B)/obj/%.o,$(DRIVER_MAIN_SOURCES)) $(DRIVER_LIB_OBJECTS) \
-                $$(REFERENCE_OBJECTS) $$(REFERENCE_CATALOG)
-	ld -r $^ -o $@.merged
-	objcopy $(DRIVER_EXPORTS) $@.merged $@
+                $$(REFERENCE_OBJECTS) $$(REFERENCE_CATALOG) mk/driver-exports
+	ld -r $(filter %.o,$^) -o $@.merged
+	objcopy --keep-global-symbols=mk/driver-exports $@.merged $@
 	rm -f $@.merged
 
 # The student's file, compiled exactly as the classic handout did. The path is
