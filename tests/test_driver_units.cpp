@@ -6,6 +6,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "atomic_file.hpp"
 #include "baseline.hpp"
 #include "image.hpp"
 #include "sampler.hpp"
@@ -22,6 +29,13 @@ struct FakeSamples {
     std::size_t next = 0;
     double operator()() { return script.at(next++); }
 };
+
+std::string read_all(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
 
 }  // namespace
 
@@ -182,4 +196,25 @@ TEST_CASE("interleaved K-best takes turns and lets each series finish on its own
     CHECK(results[1].converged);
     CHECK(results[1].samples == 5);
     CHECK(results[1].best == 50);
+}
+
+TEST_CASE("atomic writes replace regular files but write through links and pipes", "[driver][atomic]") {
+    namespace fs = std::filesystem;
+    fs::path dir = fs::temp_directory_path() / ("perflab-atomic-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    write_file_atomically((dir / "plain.json").string(), "first");
+    write_file_atomically((dir / "plain.json").string(), "second");
+    CHECK(read_all(dir / "plain.json") == "second");
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}) == 1);  // no temporary left
+
+    // A link (as /dev/stdout is) must survive: the text goes to its target.
+    fs::create_symlink(dir / "target.json", dir / "link.json");
+    write_file_atomically((dir / "link.json").string(), "through");
+    CHECK(fs::is_symlink(dir / "link.json"));
+    CHECK(read_all(dir / "target.json") == "through");
+
+    CHECK_THROWS_WITH(write_file_atomically((dir / "no/such/dir/x.json").string(), "x"),
+                      Catch::Contains("no/such/dir/x.json"));
+    fs::remove_all(dir);
 }

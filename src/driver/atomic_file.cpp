@@ -18,10 +18,10 @@ void write_file_atomically(const std::string& path, const std::string& text) {
         std::fflush(stdout);
         return;
     }
-    // A pipe or a device (the grader's /dev/fd/N channel) cannot be renamed
-    // over: write to it directly.
+    // A pipe, a device or a link (the grader's /dev/fd/N channel, /dev/stdout)
+    // must be written through, never renamed over: that would replace the link.
     struct stat st;
-    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
         std::FILE* f = std::fopen(path.c_str(), "w");
         bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
         if (!f || std::fclose(f) != 0 || !ok)
