@@ -1,5 +1,7 @@
 #include "probe_result.hpp"
 
+#include "atomic_file.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -128,16 +130,10 @@ std::string save_probe_result(const ProbeResult& result, const std::string& path
     std::error_code ec;
     if (const fs::path dir = fs::path(path).parent_path(); !dir.empty())
         fs::create_directories(dir, ec);
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp);
-        out << to_json_text(result);
-        if (!out.flush()) return "cannot write " + tmp + ": " + std::strerror(errno);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string error = std::strerror(errno);
-        std::remove(tmp.c_str());
-        return "cannot rename " + tmp + " to " + path + ": " + error;
+    try {
+        write_file_atomically(path, to_json_text(result));
+    } catch (const std::exception& e) {
+        return e.what();
     }
     return "";
 }
