@@ -1,4 +1,6 @@
 // The driver: options -> plan -> measurements -> results -> reports.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -82,6 +84,14 @@ int run_driver(int argc, char** argv) {
             return 1;
         }
         run.team = student.team;
+    }
+
+    // A report that could not be written at the end would waste the whole run.
+    if (opt.json_path && *opt.json_path != "-") {
+        auto dir = std::filesystem::absolute(*opt.json_path).parent_path();
+        if (!std::filesystem::is_directory(dir) || access(dir.c_str(), W_OK) != 0)
+            return fail(argv0, fmt::format("cannot write the JSON report to '{}': {} is not a writable directory",
+                                           *opt.json_path, dir.string()));
     }
 
     std::optional<BaselineFile> baseline;
