@@ -172,30 +172,34 @@ TEST_CASE("random fills are full-range and seeded", "[driver][image]") {
     CHECK(hi > 64535);
 }
 
-TEST_CASE("interleaved K-best takes turns and lets each series finish on its own", "[driver][sampler]") {
-    std::vector<int> order, finished_after;
-    FakeSamples a{{100, 100.1, 100.2, 500}}, b{{50, 70, 90, 50.1, 50.2, 999}};
-    auto results = k_best_interleaved(
-        {3, 0.01, 20},
-        {[&] {
-             order.push_back(0);
-             return a();
-         },
-         [&] {
-             order.push_back(1);
-             return b();
-         }},
-        [&](std::size_t which) { finished_after.push_back(int(which) * 100 + int(order.size())); });
-    // Rounds alternate direction (0 1, 1 0, 0 1, ...); a converges with its third
-    // sample, b needs five and goes on alone.
-    CHECK(order == std::vector<int>{0, 1, 1, 0, 0, 1, 1, 1});
-    // Each series is reported finished right after its own last sample.
-    CHECK(finished_after == std::vector<int>{5, 108});
+TEST_CASE("interleaved K-best takes turns until every series has converged", "[driver][sampler]") {
+    std::vector<int> order;
+    FakeSamples a{{100, 100.1, 100.2, 99.0, 99.3, 99.5}}, b{{50, 70, 90, 50.1, 50.2, 60}};
+    auto results = k_best_interleaved({3, 0.01, 20}, {[&] {
+                                                          order.push_back(0);
+                                                          return a();
+                                                      },
+                                                      [&] {
+                                                          order.push_back(1);
+                                                          return b();
+                                                      }});
+    // Rounds alternate direction (0 1, 1 0, 0 1, ...). a agrees after three samples
+    // but goes on beside b, which needs five; a's fourth sample (99) beats its
+    // first three by more than 1%, and a agrees again only with its sixth.
+    CHECK(order == std::vector<int>{0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0});
+    CHECK(results[0].samples == 6);
+    CHECK(results[0].best == 99.0);
     CHECK(results[0].converged);
-    CHECK(results[0].samples == 3);
     CHECK(results[1].converged);
-    CHECK(results[1].samples == 5);
+    CHECK(results[1].samples == 6);
     CHECK(results[1].best == 50);
+}
+
+TEST_CASE("interleaved K-best stops every series when one sample fails", "[driver][sampler]") {
+    FakeSamples a{{100, 100, 100, 100}}, b{{50, -1, 50, 50}};
+    auto results = k_best_interleaved({3, 0.01, 20}, {std::ref(a), std::ref(b)});
+    CHECK(results[0].samples == 1);  // round 1: a, b; round 2 goes backwards and b fails first
+    CHECK(results[1].samples == 1);
 }
 
 TEST_CASE("atomic writes replace regular files but write through links and pipes", "[driver][atomic]") {

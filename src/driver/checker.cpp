@@ -53,7 +53,7 @@ std::string CheckFailure::kind_id() const {
 }
 
 std::string CheckFailure::summary() const {
-    return during_timing ? describe() + " in the last timed call (its input was fresh: a kernel that replays an "
+    return during_timing ? describe() + " in a timed call (its input was fresh: a kernel that replays an "
                                         "earlier answer fails here)"
                          : describe();
 }

@@ -28,7 +28,7 @@ struct CheckFailure {
     std::size_t unwritten_pixels = 0;  // of those, pixels still holding the poison
     std::optional<PixelDiff> first;    // first wrong pixel in row-major order
     std::string detail;                // what the kind alone does not say
-    bool during_timing = false;        // found in the last timed call, not the check before
+    bool during_timing = false;        // found in a timed call, not the check before
 
     std::string kind_id() const;   // "wrong-result", "out-of-bounds", ...
     std::string describe() const;  // summary() without when

@@ -53,7 +53,7 @@ void TextReport::variant(const KernelResult& kernel, const VariantResult& v) {
     if (v.failure) {
         const CheckFailure& f = *v.failure;
         if (f.during_timing)
-            fmt::print(out_, "\nThe last timed call, on fresh input, gave a wrong result (a kernel that replays an "
+            fmt::print(out_, "\nA timed call, on fresh input, gave a wrong result (a kernel that replays an "
                              "earlier answer fails here):");
         if (f.first && (f.kind == CheckFailure::Kind::wrong_result || f.kind == CheckFailure::Kind::unwritten)) {
             fmt::print(out_, "\nERROR: Dimension={}, {} errors\n", f.dim, f.wrong_pixels);

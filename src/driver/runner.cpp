@@ -28,32 +28,34 @@ private:
 // sharing makes that the same for both.
 class Runner::Series {
 public:
-    Series(Runner& runner, lab_test_func fn, Trial& trial) : runner_(runner), fn_(fn), trial_(trial), clock_(runner.clock_) {
+    // `kernel` set: every timed call's output is judged against the oracle before
+    // the next call reuses the images (a kernel that replays an earlier answer to
+    // fresh input fails here). Unset for the driver's own kernels.
+    Series(Runner& runner, lab_test_func fn, Trial& trial, std::optional<Kernel> kernel)
+        : runner_(runner), fn_(fn), trial_(trial), kernel_(kernel), clock_(runner.clock_) {
         if (runner.counters_) brackets_.push_back(runner.counters_);
         brackets_.push_back(&clock_);  // innermost: the clock times only the call
     }
 
-    // One sample in ticks, or -1 when the call failed.
+    // One sample in ticks, or -1 when the call failed (see failure()).
     double sample() {
         // Fresh input and fresh poison before every sample, so a kernel cannot
         // return an answer it remembered from an earlier call.
         trial_.prepare(runner_.rng_);
         runner_.clearer_.clear();
-        last_ = trial_.run(fn_, runner_.plan_.timeout_seconds, brackets_);
-        if (!last_.ok()) return -1;
+        CallOutcome outcome = trial_.run(fn_, runner_.plan_.timeout_seconds, brackets_);
+        if (!outcome.ok() || kernel_) {
+            failure_ = trial_.verify(kernel_.value_or(Kernel::rotate), outcome);
+            if (failure_ && outcome.ok()) failure_->during_timing = true;
+            if (failure_) return -1;
+        }
         if (runner_.counters_) per_sample_.push_back(runner_.counters_->per_pixel(pixels()));
         // A zero-tick sample (a clock coarser than the call) still counts as one
         // tick: a CPE is always positive.
         return double(std::max<std::uint64_t>(clock_.ticks(), 1));
     }
 
-    // A failed call, or with `check_last` a wrong result of the last call.
-    std::optional<CheckFailure> failure(Kernel kernel, bool check_last) {
-        if (last_.ok() && !check_last) return std::nullopt;
-        auto f = trial_.verify(kernel, last_);
-        if (f && last_.ok()) f->during_timing = true;
-        return f;
-    }
+    const std::optional<CheckFailure>& failure() const { return failure_; }
 
     DimResult result(const KBestResult& k) const {
         DimResult d;
@@ -72,9 +74,10 @@ private:
     Runner& runner_;
     lab_test_func fn_;
     Trial& trial_;
+    std::optional<Kernel> kernel_;
     ClockBracket clock_;
     std::vector<CallBracket*> brackets_;
-    CallOutcome last_;
+    std::optional<CheckFailure> failure_;
     std::vector<CounterValues> per_sample_;
 };
 
@@ -103,20 +106,15 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const std::string& n
         if (check)
             if (auto f = check_variant(kp.kernel, fn, dim, rng_, plan_.timeout_seconds)) return fail(*f);
         Trial trial(dim);
-        Series variant(*this, fn, trial);
+        Series variant(*this, fn, trial, check ? std::optional(kp.kernel) : std::nullopt);
         std::vector<std::function<double()>> takers{[&] { return variant.sample(); }};
         std::optional<Series> oracle;
         if (against_oracle) {
-            oracle.emplace(*this, oracle_for(kp.kernel), trial);
+            oracle.emplace(*this, oracle_for(kp.kernel), trial, std::nullopt);
             takers.push_back([&] { return oracle->sample(); });
         }
-        // The variant's last call is judged the moment it is made, before the
-        // oracle's next sample reuses the images.
-        std::optional<CheckFailure> failure;
-        std::vector<KBestResult> k = k_best_interleaved(plan_.kbest, takers, [&](std::size_t which) {
-            if (which == 0) failure = variant.failure(kp.kernel, check);
-        });
-        if (failure) return fail(*failure);
+        std::vector<KBestResult> k = k_best_interleaved(plan_.kbest, takers);
+        if (variant.failure()) return fail(*variant.failure());
         DimResult d = variant.result(k[0]);
         if (oracle) d.baseline_cpe = oracle->result(k[1]).cpe;
         if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];

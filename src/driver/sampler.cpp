@@ -22,11 +22,7 @@ bool k_best_converged(std::vector<double> samples, const KBestConfig& config) {
 
 namespace {
 
-// Takes one sample into `r`; false once `r` is finished.
-bool add_sample(KBestResult& r, const KBestConfig& config, const std::function<double()>& take_sample) {
-    if (r.converged || r.samples >= config.max_samples) return false;
-    double s = take_sample();
-    if (s < 0) return false;
+void add_sample(KBestResult& r, const KBestConfig& config, double s) {
     r.all.push_back(s);
     ++r.samples;
     if (r.best_index < 0 || s < r.best) {
@@ -35,7 +31,6 @@ bool add_sample(KBestResult& r, const KBestConfig& config, const std::function<d
     }
     r.converged = k_best_converged(r.all, config);
     r.spread = kth_spread(r.all, config.k);
-    return !r.converged && r.samples < config.max_samples;
 }
 
 }  // namespace
@@ -45,20 +40,19 @@ KBestResult k_best(const KBestConfig& config, const std::function<double()>& tak
 }
 
 std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
-                                            const std::vector<std::function<double()>>& take_samples,
-                                            const std::function<void(std::size_t)>& finished) {
+                                            const std::vector<std::function<double()>>& take_samples) {
     std::vector<KBestResult> results(take_samples.size());
-    std::vector<bool> active(take_samples.size(), true);
+    auto all_converged = [&] {
+        return std::all_of(results.begin(), results.end(), [](const KBestResult& r) { return r.converged; });
+    };
     // Every other round goes backwards, so no measurement always comes first: the
     // one that follows another pays for what it left in the caches and predictors.
-    for (bool any = true, forward = true; any; forward = !forward) {
-        any = false;
+    for (int round = 0; round < config.max_samples && !all_converged(); ++round) {
         for (std::size_t n = 0; n < take_samples.size(); ++n) {
-            std::size_t i = forward ? n : take_samples.size() - 1 - n;
-            if (!active[i]) continue;
-            active[i] = add_sample(results[i], config, take_samples[i]);
-            any |= active[i];
-            if (!active[i] && finished) finished(i);
+            std::size_t i = round % 2 == 0 ? n : take_samples.size() - 1 - n;
+            double s = take_samples[i]();
+            if (s < 0) return results;  // a failed call ends the comparison
+            add_sample(results[i], config, s);
         }
     }
     return results;

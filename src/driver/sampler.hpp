@@ -32,13 +32,11 @@ KBestResult k_best(const KBestConfig& config, const std::function<double()>& tak
 
 // Several measurements taken in turns, one sample of each per round, so that
 // whatever the machine does meanwhile (a frequency change, a noisy neighbour)
-// falls on all of them alike and their ratios stay put. A measurement leaves the
-// rotation once it converges, fails or reaches the sample budget.
-// `finished(i)` runs right after measurement i took its last sample, before any
-// other measurement takes another: its state is still that of its last sample.
+// falls on all of them alike and their ratios stay put. All go on until every one
+// has converged or the sample budget is spent: one that stopped early could keep a
+// slow spell the others then escaped. A failed sample (negative) ends them all.
 std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
-                                            const std::vector<std::function<double()>>& take_samples,
-                                            const std::function<void(std::size_t)>& finished = {});
+                                            const std::vector<std::function<double()>>& take_samples);
 
 // Whether the K fastest of `samples` agree within epsilon.
 bool k_best_converged(std::vector<double> samples, const KBestConfig& config);
