@@ -16,6 +16,7 @@
 #include "baseline.hpp"
 #include "image.hpp"
 #include "sampler.hpp"
+#include "simulation.hpp"
 #include "scoring.hpp"
 #include "statistics.hpp"
 
@@ -220,5 +221,31 @@ TEST_CASE("atomic writes replace regular files but write through links and pipes
 
     CHECK_THROWS_WITH(write_file_atomically((dir / "no/such/dir/x.json").string(), "x"),
                       Catch::Contains("no/such/dir/x.json"));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("the simulated D1 follows cacheprobe's certain measurement, else the machine's report", "[driver][simulation]") {
+    MachineInfo m;
+    m.caches = {{1, "Data", 32768, 8, 64, "sysfs", true}, {2, "Unified", 1 << 20, 16, 64, "sysfs", true}};
+    namespace fs = std::filesystem;
+    fs::path dir = fs::temp_directory_path() / ("perflab-probe-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    auto probe_file = [&](bool certain, std::size_t bytes) {
+        std::ofstream((dir / "probe.json").string())
+            << R"({"format": "perflab-cacheprobe/1", "line": {"bytes": 64, "certain": true},)"
+            << R"( "levels": [{"level": 1, "size_bytes": )" << bytes << R"(, "certain": )" << (certain ? "true" : "false")
+            << "}]}";
+        return (dir / "probe.json").string();
+    };
+    auto d1_of = [&](const std::string& path) { return std::get<CacheGeometry>(simulation_geometry(m, path)); };
+
+    CacheGeometry from_probe = d1_of(probe_file(true, 65536));
+    CHECK(from_probe.D1 == SimulatedCache{65536, 8, 64});  // the measured size, the reported ways
+    CHECK_THAT(from_probe.source, Catch::Contains("cacheprobe"));
+    CHECK(from_probe.LL == SimulatedCache{1 << 20, 16, 64});
+
+    CHECK(d1_of(probe_file(false, 65536)).D1 == SimulatedCache{32768, 8, 64});  // uncertain: not used
+    CHECK(d1_of(probe_file(true, 3 * 16384)).D1 == SimulatedCache{32768, 8, 64});  // 96 sets: cachegrind cannot
+    CHECK(d1_of((dir / "missing.json").string()).D1 == SimulatedCache{32768, 8, 64});
     fs::remove_all(dir);
 }

@@ -52,7 +52,7 @@ public:
             return;
         }
         auto g = s.options.cache_geometry ? parse_cache_geometry(*s.options.cache_geometry)
-                                          : geometry_from_machine(s.run.machine);
+                                          : simulation_geometry(s.run.machine);
         if (auto* err = std::get_if<SimulationError>(&g)) {
             data.figures_unavailable = err->message;
             return;
@@ -154,7 +154,7 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
     data.pin_error = s.run.clock.pin_error;
     data.counters_unavailable = s.run.counters_unavailable;
     data.build = read_build_state(s.student.build);
-    data.l1 = l1_geometry(s.run.machine, "build/cacheprobe.json");
+    data.l1 = l1_geometry(s.run.machine);
     const ReferenceCatalog* catalog = reference_catalog();
     data.reference_kernels = catalog != nullptr;
 

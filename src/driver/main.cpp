@@ -122,7 +122,7 @@ int run_driver(int argc, char** argv) {
     }
     std::optional<CacheGeometry> geometry;
     if (opt.simulate) {
-        auto g = opt.cache_geometry ? parse_cache_geometry(*opt.cache_geometry) : geometry_from_machine(run.machine);
+        auto g = opt.cache_geometry ? parse_cache_geometry(*opt.cache_geometry) : simulation_geometry(run.machine);
         if (auto* err = std::get_if<SimulationError>(&g)) return fail(argv0, err->message);
         geometry = std::get<CacheGeometry>(g);
         run.simulation_geometry = describe_geometry(*geometry);

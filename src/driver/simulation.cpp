@@ -52,6 +52,19 @@ std::variant<CounterValues, SimulationError> simulate(const std::string& driver_
                          {"Ir/px (sim)", double(c.Ir) / px}};
 }
 
+std::variant<CacheGeometry, SimulationError> simulation_geometry(const MachineInfo& machine,
+                                                                 const std::string& probe_path) {
+    auto geometry = geometry_from_machine(machine);
+    auto* g = std::get_if<CacheGeometry>(&geometry);
+    std::optional<L1Geometry> l1 = l1_geometry(machine, probe_path);
+    if (!g || !l1 || !l1->measured) return geometry;
+    SimulatedCache measured{l1->bytes, g->D1.assoc, l1->line};
+    if (measured == g->D1 || cachegrind_geometry_error(measured)) return geometry;
+    g->D1 = measured;
+    g->source += fmt::format("; D1 size and line {}", l1->source);
+    return geometry;
+}
+
 std::string describe_geometry(const CacheGeometry& g) {
     return fmt::format("D1={},{},{}:LL={},{},{} ({})", g.D1.size, g.D1.assoc, g.D1.line, g.LL.size, g.LL.assoc, g.LL.line,
                        g.source);

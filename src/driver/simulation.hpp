@@ -11,6 +11,7 @@
 
 #include "cachegrind.hpp"
 #include "kernel.hpp"
+#include "measured_l1.hpp"
 #include "results.hpp"
 
 namespace perflab {
@@ -32,6 +33,12 @@ std::variant<CounterValues, SimulationError> simulate(const std::string& driver_
                                                       const CacheGeometry& geometry);
 
 std::string describe_geometry(const CacheGeometry& geometry);
+
+// The geometry --simulate models without --cache-geometry: the machine's (see
+// geometry_from_machine), with the D1 size and line that ./cacheprobe measured
+// where its saved result is certain and cachegrind can model it.
+std::variant<CacheGeometry, SimulationError> simulation_geometry(const MachineInfo& machine,
+                                                                 const std::string& probe_path = kProbeResultPath);
 
 }  // namespace perflab
 

@@ -10,18 +10,10 @@
 #include <vector>
 
 #include "machine.hpp"
+#include "measured_l1.hpp"
 #include "runner.hpp"
 
 namespace perflab {
-
-struct L1Geometry {
-    std::size_t bytes = 0;
-    int line = 0;
-    std::string source;  // "cacheprobe (build/cacheprobe.json)", "sysfs", "cpuid ..."
-};
-
-// cacheprobe's measurement when the file holds a certain one, the machine's report otherwise.
-std::optional<L1Geometry> l1_geometry(const MachineInfo& machine, const std::string& probe_path);
 
 // Bytes of L1 an edge x edge rotate tile occupies with its destination tile: each
 // of the 2*edge rows spans ceil(6*edge/line) lines, plus one when it straddles.
