@@ -299,24 +299,4 @@ std::variant<CachegrindTotals, SimulationError> run_cachegrind(const std::vector
     return parse_cachegrind_out(out);
 }
 
-std::optional<CacheCounts> counts_for_function(const CachegrindTotals& totals, const std::string& function,
-                                               const std::string& file_hint) {
-    auto ends_with_hint = [&](const std::string& file) {
-        return !file_hint.empty() && file.size() >= file_hint.size() &&
-               file.compare(file.size() - file_hint.size(), file_hint.size(), file_hint) == 0;
-    };
-    // A function's lines can sit under several fl= entries (code inlined from
-    // headers); those all count, unless the hint singles out some of them.
-    bool any_hinted = false;
-    for (const auto& [key, counts] : totals.functions)
-        if (key.function == function && ends_with_hint(key.file)) any_hinted = true;
-    std::optional<CacheCounts> sum;
-    for (const auto& [key, counts] : totals.functions) {
-        if (key.function != function || (any_hinted && !ends_with_hint(key.file))) continue;
-        if (!sum) sum.emplace();
-        *sum += counts;
-    }
-    return sum;
-}
-
 }  // namespace perflab

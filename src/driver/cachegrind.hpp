@@ -79,11 +79,4 @@ std::variant<CachegrindTotals, SimulationError> parse_cachegrind_out(std::istrea
 std::variant<CachegrindTotals, SimulationError> run_cachegrind(const std::vector<std::string>& argv,
                                                                const CacheGeometry& geometry);
 
-// The counts of `function`, summed over the files its lines come from (code
-// inlined from headers sits under the header's name). When some of those files
-// end with `file_hint`, only they count: that singles out one of several static
-// functions of the same name. Nothing when no function has that name.
-std::optional<CacheCounts> counts_for_function(const CachegrindTotals& totals, const std::string& function,
-                                               const std::string& file_hint = "");
-
 }  // namespace perflab
