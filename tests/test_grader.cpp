@@ -33,7 +33,25 @@ std::vector<std::string> grade_argv(const std::string& handins, const std::strin
             "--wall-timeout", "8"};
 }
 
-std::string fixture(const std::string& name) { return repo("tests/fixtures/handins/" + name + ".c"); }
+// A fixture hand-in as a student would hand it in: one self-contained kernels.c,
+// made of the case's own lines and the lines every case shares (common.inc).
+std::string fixture(const std::string& name) {
+    static const std::string common = test::read_file(repo("tests/fixtures/handins/common.inc"));
+    std::string text = test::read_file(repo("tests/fixtures/handins/" + name + ".c"));
+    REQUIRE(!text.empty());
+    auto at = text.find("HANDIN_COMMON\n");
+    if (at != std::string::npos) text.replace(at, std::string("HANDIN_COMMON\n").size(), common);
+    std::string path = repo("build/tests/handins/" + name + ".c");
+    test::write_file(path, text);
+    return path;
+}
+
+std::vector<std::string> fixture_names() {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(repo("tests/fixtures/handins")))
+        if (e.path().extension() == ".c") names.push_back(e.path().stem().string());
+    return names;
+}
 
 std::map<std::string, json> records_by_id(const std::string& results_jsonl, int* lines = nullptr) {
     std::map<std::string, json> out;
@@ -192,8 +210,7 @@ TEST_CASE("every fixture hand-in ends in its own status and reason, and cheating
     std::string dir = test::scratch_dir("grader-batch");
     std::string handins = dir + "/handins", out = dir + "/out";
     fs::create_directories(handins);
-    for (const auto& e : fs::directory_iterator(repo("tests/fixtures/handins")))
-        fs::copy_file(e.path(), handins + "/" + e.path().filename().string());
+    for (const auto& name : fixture_names()) fs::copy_file(fixture(name), handins + "/" + name + ".c");
     // One hand-in arrives as an Autolab-style tarball.
     REQUIRE(test::sh("mkdir -p " + dir + "/t && cp " + fixture("good") + " " + dir + "/t/kernels.c && tar -czf " + handins +
                      "/tarred.tar.gz -C " + dir + "/t kernels.c")
