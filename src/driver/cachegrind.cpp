@@ -1,8 +1,7 @@
 #include "cachegrind.hpp"
 
-#include <fcntl.h>
-#include <sys/personality.h>
-#include <sys/wait.h>
+#include "subprocess.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,6 +35,8 @@ constexpr std::array<std::pair<const char*, std::uint64_t CacheCounts::*>, 9> kE
 // I1 is not what perflab reports, but cachegrind would otherwise ask the host's
 // CPUID, which is what we do not trust; any valid geometry will do.
 constexpr const char* kI1 = "32768,8,64";
+// A simulation runs the kernel some fifty times slower: even a large one ends well within this.
+constexpr double kSimulationSeconds = 1800;
 
 bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -86,14 +87,6 @@ std::optional<SimulatedCache> from_level(const CacheLevel* level) {
     return SimulatedCache{level->size_bytes, level->ways, level->line_bytes};
 }
 
-std::string read_last_line(const std::string& path) {
-    std::ifstream in(path);
-    std::string line, last;
-    while (std::getline(in, line))
-        if (!line.empty()) last = line;
-    return last;
-}
-
 std::optional<std::string> find_in_path(const std::string& program) {
     const char* path = std::getenv("PATH");
     for (const auto& dir : split(path ? path : "/usr/bin:/bin", ':')) {
@@ -103,8 +96,7 @@ std::optional<std::string> find_in_path(const std::string& program) {
     return std::nullopt;
 }
 
-// A private scratch directory for one run: cachegrind's output and the child's
-// captured stdout and stderr.
+// A private scratch directory for one run's cachegrind output.
 class ScratchDir {
 public:
     ScratchDir() {
@@ -124,10 +116,12 @@ private:
     std::string path_;
 };
 
-std::string exit_description(int status) {
-    if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    return fmt::format("ended with wait status {}", status);
+std::string last_line(const std::string& text) {
+    std::istringstream in(text);
+    std::string line, last;
+    while (std::getline(in, line))
+        if (!line.empty()) last = line;
+    return last;
 }
 
 }  // namespace
@@ -260,39 +254,17 @@ std::variant<CachegrindTotals, SimulationError> run_cachegrind(const std::vector
     ScratchDir dir;
     if (!dir.ok()) return SimulationError{fmt::format("cannot create a temporary directory ({})", std::strerror(errno))};
 
-    std::vector<std::string> args{*valgrind,
-                                  "--tool=cachegrind",
-                                  "--cache-sim=yes",
-                                  "-q",  // valgrind's own summary would bury the child's last stderr line
-                                  "--D1=" + describe(geometry.D1),
-                                  "--LL=" + describe(geometry.LL),
-                                  std::string("--I1=") + kI1,
-                                  "--cachegrind-out-file=" + dir.file("cachegrind.out")};
-    args.insert(args.end(), argv.begin(), argv.end());
-    std::vector<char*> cargs;
-    for (auto& a : args) cargs.push_back(a.data());
-    cargs.push_back(nullptr);
-    std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
-
-    // Everything the child needs is prepared above: after fork() it only makes
-    // async-signal-safe calls.
-    pid_t pid = fork();
-    if (pid < 0) return SimulationError{fmt::format("fork failed ({})", std::strerror(errno))};
-    if (pid == 0) {
-        personality(ADDR_NO_RANDOMIZE);
-        int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(126);
-        execv(cargs[0], cargs.data());
-        _exit(127);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        std::string last = read_last_line(err_path);
-        return SimulationError{fmt::format("'{}' under cachegrind {}{}", argv[0], exit_description(status),
-                                           last.empty() ? "" : ": " + last)};
+    SpawnSpec spec = command({*valgrind, "--tool=cachegrind", "--cache-sim=yes",
+                              "-q",  // valgrind's own summary would bury the child's last line
+                              "--D1=" + describe(geometry.D1), "--LL=" + describe(geometry.LL),
+                              std::string("--I1=") + kI1, "--cachegrind-out-file=" + dir.file("cachegrind.out")},
+                             kSimulationSeconds);
+    spec.argv.insert(spec.argv.end(), argv.begin(), argv.end());
+    spec.fixed_addresses = true;  // so that runs repeat exactly
+    Finished f = spawn(spec);
+    if (!f.exited_ok()) {
+        std::string last = last_line(f.output);
+        return SimulationError{fmt::format("'{}' under cachegrind {}{}", argv[0], f.describe(), last.empty() ? "" : ": " + last)};
     }
     std::ifstream out(dir.file("cachegrind.out"));
     if (!out) return SimulationError{fmt::format("cachegrind wrote no output for '{}'", argv[0])};

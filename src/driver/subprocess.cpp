@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,7 +15,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-namespace perflab::grader {
+namespace perflab {
 namespace {
 
 constexpr std::size_t kReportCap = 64 * 1024 * 1024;
@@ -28,6 +29,7 @@ void set_limit(int resource, rlim_t value) {
 // Runs in the child between fork and exec: only async-signal-safe calls.
 [[noreturn]] void exec_child(const SpawnSpec& spec, char** argv, char** envp, int out_fd, int report_fd) {
     setpgid(0, 0);
+    if (spec.fixed_addresses) personality(ADDR_NO_RANDOMIZE);
     // A grader killed with SIGKILL must not leave a hand-in running.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (spec.isolate_network) unshare(CLONE_NEWNET);  // best effort: refused without privileges
@@ -57,6 +59,12 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 }
 
 }  // namespace
+
+std::string Finished::describe() const {
+    if (timed_out) return "did not finish in time";
+    if (signal) return fmt::format("was killed by signal {} ({})", signal, strsignal(signal));
+    return fmt::format("exited with status {}", exit_code);
+}
 
 SpawnSpec command(std::vector<std::string> argv, double wall_seconds, std::size_t output_cap) {
     SpawnSpec spec;
@@ -133,4 +141,4 @@ Finished spawn(const SpawnSpec& spec) {
     return f;
 }
 
-}  // namespace perflab::grader
+}  // namespace perflab

@@ -9,7 +9,7 @@
 #include <sys/resource.h>
 #include <vector>
 
-namespace perflab::grader {
+namespace perflab {
 
 // 0 leaves a limit as inherited.
 struct Limits {
@@ -29,6 +29,7 @@ struct SpawnSpec {
     std::size_t output_cap = 256 * 1024;  // stdout and stderr together
     bool isolate_network = false;
     bool report_pipe = false;        // fd 3 is the write end of a pipe read into `report`
+    bool fixed_addresses = false;    // no address-space randomisation: runs that must repeat exactly
 };
 
 inline constexpr int kReportFd = 3;
@@ -44,9 +45,10 @@ struct Finished {
     bool output_truncated = false;
     std::string report;   // what arrived on the report pipe
     bool exited_ok() const { return !timed_out && signal == 0 && exit_code == 0; }
+    std::string describe() const;  // "exited with status 3", "was killed by signal 9 (Killed)", ...
 };
 
 // Throws std::runtime_error when the program cannot be started at all.
 Finished spawn(const SpawnSpec& spec);
 
-}  // namespace perflab::grader
+}  // namespace perflab
