@@ -2,6 +2,7 @@
 // L1d ways, prints them beside what the OS/CPUID reports, and saves them for the
 // driver's tile advice and the cache simulation. See docs/probe.md.
 #include "affinity.hpp"
+#include "atomic_file.hpp"
 #include "clock.hpp"
 #include "hierarchy.hpp"
 #include "probe_result.hpp"
@@ -9,7 +10,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fmt/format.h>
-#include <fstream>
 
 namespace perflab {
 namespace {
@@ -126,12 +126,12 @@ int run(int argc, char** argv) {
     }
     if (json_opt->count() == 0) {
         print_table(result, saved_to);
-    } else if (json_to.empty() || json_to == "-") {
-        fmt::print("{}", to_json_text(result));
     } else {
-        std::ofstream out(json_to);
-        if (!(out << to_json_text(result)) || !out.flush())
-            return fail("cannot write " + json_to);
+        try {
+            write_file_atomically(json_to.empty() ? "-" : json_to, to_json_text(result));
+        } catch (const std::exception& e) {
+            return fail(e.what());
+        }
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 // mountain: the CS:APP memory mountain - read throughput over working-set sizes and
 // strides - as a table, a CSV and, with gnuplot, a 3-D PNG. See docs/probe.md.
 #include "affinity.hpp"
+#include "atomic_file.hpp"
 #include "clock.hpp"
 #include "huge_buffer.hpp"
 #include "latency.hpp"
@@ -12,7 +13,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <numeric>
 #include <sstream>
 #include <unistd.h>
@@ -104,12 +104,17 @@ std::string plot(const Mountain& m, const std::string& png, const std::string& t
     return "";
 }
 
-bool write_file(const std::string& path, const std::string& text) {
+// The CSV where asked, its directory made first (build/ by default).
+std::string write_csv(const std::string& path, const std::string& text) {
     std::error_code ec;
     if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty())
         std::filesystem::create_directories(dir, ec);
-    std::ofstream out(path);
-    return out << text && out.flush();
+    try {
+        write_file_atomically(path, text);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
 }
 
 int fail(const std::string& message) {
@@ -174,7 +179,7 @@ int run(int argc, char** argv) {
                    unsettled, m.sizes.size() * m.strides.size(), options.kbest.k,
                    options.kbest.epsilon * 100);
 
-    if (!write_file(csv_path, csv_text(m))) return fail("cannot write " + csv_path);
+    if (auto error = write_csv(csv_path, csv_text(m)); !error.empty()) return fail(error);
     fmt::print("\nwrote {}", csv_path);
     if (no_png) {
         fmt::print("\n");
