@@ -8,7 +8,7 @@ PROBE_LIB := $(B)/lib/libprobe.a
 # What they share with the driver: the clock, pinning, machine facts, K-best.
 PROBE_DRIVER_OBJECTS := $(B)/obj/src/driver/clock.o $(B)/obj/src/driver/machine.o \
                         $(B)/obj/src/driver/affinity.o $(B)/obj/src/driver/sampler.o \
-                        $(B)/obj/src/driver/atomic_file.o
+                        $(B)/obj/src/driver/atomic_file.o $(B)/obj/src/driver/statistics.o
 
 $(PROBE_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(PROBE_LIB_SOURCES))
 	@mkdir -p $(dir $@)

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+
+#include "statistics.hpp"
 #include <vector>
 
 namespace perflab {
@@ -38,21 +40,24 @@ static inline std::uint64_t fenced_rdtsc() {
 std::uint64_t TscClock::start() { return fenced_rdtsc(); }
 std::uint64_t TscClock::stop() { return fenced_rdtsc(); }
 
-std::unique_ptr<TscClock> TscClock::calibrate(int window_ms) {
+double measure_ticks_per_second(Clock& clock, int window_ms) {
     constexpr int rounds = 5;
     std::vector<double> rates;
-    TscClock probe(0);
     for (int r = 0; r < rounds; ++r) {
-        std::uint64_t ns0 = monotonic_ns(), t0 = probe.start();
+        std::uint64_t ns0 = monotonic_ns(), t0 = clock.start();
         std::uint64_t deadline = ns0 + std::uint64_t(window_ms) * 1000000u / rounds;
         std::uint64_t ns1;
         while ((ns1 = monotonic_ns()) < deadline) {
         }
-        std::uint64_t t1 = probe.stop();
+        std::uint64_t t1 = clock.stop();
         rates.push_back(double(t1 - t0) * 1e9 / double(ns1 - ns0));
     }
-    std::nth_element(rates.begin(), rates.begin() + rounds / 2, rates.end());
-    return std::unique_ptr<TscClock>(new TscClock(rates[rounds / 2]));
+    return median(rates);
+}
+
+std::unique_ptr<TscClock> TscClock::calibrate(int window_ms) {
+    TscClock probe(0);
+    return std::unique_ptr<TscClock>(new TscClock(measure_ticks_per_second(probe, window_ms)));
 }
 
 std::string TscClock::describe() const {

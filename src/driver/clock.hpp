@@ -49,6 +49,10 @@ public:
     std::uint64_t stop() override;
 };
 
+// Ticks per second of `clock` against CLOCK_MONOTONIC, over about `window_ms`:
+// the median of five busy rounds, so that one preempted round cannot skew it.
+double measure_ticks_per_second(Clock& clock, int window_ms);
+
 // The best clock this machine offers for timing kernels.
 std::unique_ptr<Clock> make_default_clock();
 

@@ -299,21 +299,8 @@ std::variant<std::unique_ptr<PmuCycleClock>, Unavailable> PmuCycleClock::create(
     std::unique_ptr<PmuCycleClock> clock(new PmuCycleClock(std::move(std::get<PerfCounterGroup>(opened)), event));
     clock->group_.start();
 
-    // The rate only converts cycles to seconds for reports; the median of a few
-    // busy rounds keeps one preempted round from skewing it.
-    constexpr int rounds = 5;
-    std::vector<double> rates;
-    for (int r = 0; r < rounds; ++r) {
-        std::uint64_t ns0 = monotonic_ns(), c0 = clock->start();
-        std::uint64_t deadline = ns0 + std::uint64_t(window_ms) * 1000000u / rounds;
-        std::uint64_t ns1;
-        while ((ns1 = monotonic_ns()) < deadline) {
-        }
-        std::uint64_t c1 = clock->stop();
-        rates.push_back(double(c1 - c0) * 1e9 / double(ns1 - ns0));
-    }
-    std::nth_element(rates.begin(), rates.begin() + rounds / 2, rates.end());
-    clock->hz_ = rates[rounds / 2];
+    // The rate only converts cycles to seconds for reports.
+    clock->hz_ = measure_ticks_per_second(*clock, window_ms);
     return clock;
 }
 
