@@ -4,7 +4,6 @@
 #include <time.h>
 #include <x86intrin.h>
 
-#include <algorithm>
 #include <fmt/format.h>
 
 #include "statistics.hpp"
