@@ -12,8 +12,8 @@ $(BENCH_TABLE): $(B)/obj/bench/bench_table.o
 
 .PHONY: bench bench-reference bench-repeatability
 # $$: the reference driver and the other fragments' targets are defined later.
-bench-reference: $$(REFERENCE_DRIVER) $(BENCH_TABLE)
-	$(REFERENCE_DRIVER) --speed-of-light --json $(B)/bench.json > $(B)/bench.txt
+bench-reference: $(DRIVER_BIN) reference-host $$(SOLUTIONS_HOST) $(BENCH_TABLE)
+	./$(DRIVER_BIN) --host $(SOLUTIONS_HOST) --speed-of-light --json $(B)/bench.json > $(B)/bench.txt
 	$(BENCH_TABLE) $(B)/bench.json
 
 bench-repeatability: $(DRIVER_BIN)

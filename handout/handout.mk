@@ -9,12 +9,12 @@
 #   make handout HANDOUT_TAR=path            writes it elsewhere
 
 HANDOUT_TAR    ?= $(B)/perflab-handout.tar
-# Every source the repository builds the driver core from, but the reference catalog
-# (the handout has handout/no_reference_catalog.cpp instead).
-HANDOUT_DRIVER := $(DRIVER_MAIN_SOURCES) $(DRIVER_LIB_SOURCES) $(wildcard src/driver/*.hpp src/driver/*.h)
+# Every source the repository builds the driver and the kernel hosts from (the
+# reference host's kernels file is built without the reference kernels there).
+HANDOUT_DRIVER := $(DRIVER_SOURCES) $(wildcard src/common/*.hpp src/driver/*/*.hpp src/host/*.c src/host/*.h)
 HANDOUT_ORACLE := reference/naive.c reference/oracle.h reference/speed_of_light.c
 HANDOUT_FILES  := handout/Makefile handout/README handout/team.c handout/no_reference_catalog.cpp \
-                  handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-driver.sh mk/driver-exports
+                  handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-host.sh mk/host-exports
 
 # Rewritten when BASELINE or POLICY changes, so that the tarball is rebuilt.
 $(HANDOUT_TAR).bake: FORCE

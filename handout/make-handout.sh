@@ -6,9 +6,9 @@
 # files to bake in as baseline.toml / policy.toml).
 # Layout, all at the top of the archive:
 #   kernels.c defs.h Makefile README [baseline.toml] [policy.toml]
-#   perflab/src/        the driver's sources, and no_reference_catalog.cpp
+#   perflab/src/        the driver's and the kernel hosts' sources
 #   perflab/reference/  naive.c oracle.h speed_of_light.c (the oracle only)
-#   perflab/mk/         deps.sh link-driver.sh driver-exports
+#   perflab/mk/         deps.sh link-host.sh host-exports
 #   perflab/team.c      the team-name stub of make handin
 #   perflab/config.mk   what is baked in
 set -euo pipefail
@@ -24,14 +24,18 @@ put() {  # put MODE DEST SOURCE...
 
 put 644 . kernels/kernels.c kernels/defs.h handout/README
 install -p -m 644 handout/Makefile "$stage/Makefile"
-put 644 perflab/src $HANDOUT_DRIVER handout/no_reference_catalog.cpp
+# The driver's sources keep their folders under src/ (common/, driver/core/, ...).
+for f in $HANDOUT_DRIVER; do
+  rel=${f#src/}
+  put 644 "perflab/src/$(dirname "$rel")" "$f"
+done
 put 644 perflab/reference $HANDOUT_ORACLE
-put 755 perflab/mk mk/deps.sh mk/link-driver.sh
-put 644 perflab/mk mk/driver-exports
+put 755 perflab/mk mk/deps.sh mk/link-host.sh
+put 644 perflab/mk mk/host-exports
 put 644 perflab handout/team.c
 
 # A baked baseline must cover the dimensions students' ./driver runs by default
-# (Options::rotate_dims / smooth_dims in src/driver/options.hpp), or every plain
+# (Options::rotate_dims / smooth_dims in src/driver/cli/options.hpp), or every plain
 # ./driver run would stop with an error.
 if [ -n "${BASELINE:-}" ]; then
   for kernel in rotate smooth; do
@@ -62,7 +66,7 @@ fi
 
 # The handout must not carry a reference solution: only the oracle's two kernels.
 bad=$(cd "$stage" && find . -name 'rotate_*' -o -name 'smooth_*' -o -name 'solutions.c' -o -name 'reference.h' \
-        -o -name 'catalog.cpp')
+        -o -name 'solutions-host')
 if [ -n "$bad" ]; then
   echo "make handout: reference solution files in the handout: $bad" >&2
   exit 1

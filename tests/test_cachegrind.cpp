@@ -1,8 +1,9 @@
 // The cache simulation: geometry from the machine or the command line, the
 // cachegrind.out parser on a hand-written file, a real cachegrind run on a
 // program with a known access pattern, and naming functions by address.
-#include "cachegrind.hpp"
-#include "symbols.hpp"
+#include "driver/evidence/cachegrind.hpp"
+#include "driver/explain/symbols.hpp"
+#include "harness.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -11,6 +12,7 @@
 #include <sstream>
 
 using namespace perflab;
+using perflab::test::repo;
 
 namespace {
 
@@ -20,7 +22,7 @@ const T& value_or_fail(const std::variant<T, SimulationError>& v) {
     return std::get<T>(v);
 }
 
-std::string error_of(const std::variant<CacheGeometry, SimulationError>& v) {
+std::string error_of(const std::variant<CachegrindGeometry, SimulationError>& v) {
     auto* e = std::get_if<SimulationError>(&v);
     return e ? e->message : "";
 }
@@ -213,24 +215,32 @@ TEST_CASE("cachegrind failures are one line", "[cachegrind]") {
         CHECK(missing == "valgrind is not installed: apt-get install valgrind");
     }
     SECTION("an invalid geometry never reaches valgrind") {
-        CacheGeometry bad = g;
+        CachegrindGeometry bad = g;
         bad.D1.assoc = 3;  // 32768 / (3 x 64) is no whole number of sets
         auto r = run_cachegrind({"/bin/true"}, bad);
         REQUIRE(std::holds_alternative<SimulationError>(r));
     }
 }
 
-extern "C" {
-static __attribute__((noinline)) int perflab_test_static_marker(int x) { return x * 3 + 1; }
-__attribute__((noinline)) int perflab_test_global_marker(int x) { return x * 5 + 2; }
+namespace {
+
+// The address nm gives a symbol of a kernel host, as the host would report it.
+std::uint64_t nm_address(const std::string& exe, const std::string& symbol) {
+    auto r = test::sh("nm '" + exe + "' | awk '$3 == \"" + symbol + "\" { print $1 }'");
+    REQUIRE(!r.out.empty());
+    return std::stoull(r.out, nullptr, 16);
 }
 
-TEST_CASE("symbol_name_for names local and global functions of the executable", "[cachegrind]") {
-    auto fn = reinterpret_cast<const char*>(&perflab_test_static_marker);
-    CHECK(symbol_name_for(fn) == std::optional<std::string>("perflab_test_static_marker"));
-    CHECK(symbol_name_for(fn + 1) == std::optional<std::string>("perflab_test_static_marker"));
-    CHECK(symbol_name_for(reinterpret_cast<const void*>(&perflab_test_global_marker)) ==
-          std::optional<std::string>("perflab_test_global_marker"));
-    int on_stack = perflab_test_static_marker(1);
-    CHECK_FALSE(symbol_name_for(&on_stack).has_value());
+}  // namespace
+
+TEST_CASE("symbol_name_for names local and global functions of a kernel host", "[cachegrind]") {
+    const std::string host = repo("reference-host");
+    const std::uint64_t global = nm_address(host, "oracle_rotate");  // the oracle, global
+    const std::uint64_t local = nm_address(host, "host_nothing");    // the runtime's, made local
+    CHECK(symbol_name_for(host, global) == std::optional<std::string>("oracle_rotate"));
+    CHECK(symbol_name_for(host, global + 1) == std::optional<std::string>("oracle_rotate"));
+    CHECK(symbol_name_for(host, local) == std::optional<std::string>("host_nothing"));
+    CHECK_FALSE(symbol_name_for(host, 16).has_value());
+    // A position-independent program's symbols are not its addresses: no answer.
+    CHECK_FALSE(symbol_name_for(repo("driver"), global).has_value());
 }

@@ -1,7 +1,7 @@
 // The counters through libpfm4 and perf_events. Software events work everywhere,
 // so they exercise the real path end to end; hardware events exercise the
 // "unavailable" explanations on machines (like the course VMs) without a PMU.
-#include "perf_counters.hpp"
+#include "common/perf_counters.hpp"
 
 #include <catch2/catch.hpp>
 #include <perfmon/pfmlib.h>

@@ -12,13 +12,15 @@
 #include <fstream>
 #include <sstream>
 
-#include "atomic_file.hpp"
-#include "baseline.hpp"
-#include "image.hpp"
-#include "sampler.hpp"
-#include "simulation.hpp"
-#include "scoring.hpp"
-#include "statistics.hpp"
+#include "common/atomic_file.hpp"
+#include "driver/core/baseline.hpp"
+#include "driver/core/image.hpp"
+#include "driver/core/input_generator.hpp"
+#include "harness.hpp"
+#include "common/sampler.hpp"
+#include "driver/evidence/simulation.hpp"
+#include "driver/core/scoring.hpp"
+#include "common/statistics.hpp"
 
 using namespace perflab;
 
@@ -144,28 +146,45 @@ TEST_CASE("baseline files: parse, write, and refuse nonsense", "[driver][baselin
     CHECK_THROWS_WITH(parse_baseline("title = 'x'\n", "b.toml"), Catch::Contains("--calibrate"));
 }
 
-TEST_CASE("guarded images: aligned, and canaries see small overruns", "[driver][image]") {
-    GuardedImage img(37);  // 37*37*6 bytes: not a multiple of 32, so there is slack after
-    CHECK(reinterpret_cast<std::uintptr_t>(img.data()) % kImageAlignment == 0);
+TEST_CASE("host images: aligned, and canaries see small overruns", "[driver][image]") {
+    auto host = KernelHost::start({test::repo("reference-host")});
+    host->layout(37);  // 37*37*6 bytes: not a multiple of 32, so there is slack after
+    HostImage img(*host, host->dst(), 37);
+    CHECK(host->dst().pixels % kImageAlignment == 0);
+    img.upload();
+    img.download();
     CHECK(img.damaged_canary_before() == 0);
     CHECK(img.damaged_canary_after() == 0);
-    reinterpret_cast<unsigned char*>(img.data())[-1] = 0;
+    const std::uint8_t zero[2] = {0, 0};
+    host->write(host->dst().pixels - 1, std::span(zero, 1));  // what a kernel writing dst[-1] leaves
+    img.download();
     CHECK(img.damaged_canary_before() == 1);
-    img.restore_canaries();
+    img.upload();
+    img.download();
     CHECK(img.damaged_canary_before() == 0);
-    pixel* past = img.data() + img.pixel_count();
-    past->red = 0;
+    host->write(host->dst().pixels + img.pixel_count() * sizeof(pixel), zero);
+    img.download();
     CHECK(img.damaged_canary_after() == 2);
+    CHECK(img.classify(reinterpret_cast<const void*>(host->dst().region - 1)) == HostImage::Region::guard_before);
+    CHECK(img.classify(reinterpret_cast<const void*>(host->dst().region_end())) == HostImage::Region::guard_after);
 }
 
-TEST_CASE("random fills are full-range and seeded", "[driver][image]") {
-    GuardedImage a(64), b(64);
-    std::mt19937_64 r1(1729), r2(1729);
-    fill_random(a.pixels(), r1);
-    fill_random(b.pixels(), r2);
-    CHECK(std::equal(a.pixels().begin(), a.pixels().end(), b.pixels().begin(), same_pixel));
+TEST_CASE("inputs are full-range, reproducible from a seed and unpredictable without one", "[driver][image]") {
+    std::vector<pixel> a(64 * 64), b(64 * 64), c(64 * 64), d(64 * 64);
+    InputGenerator seeded1(1729u), seeded2(1729u), secret1(std::nullopt), secret2(std::nullopt);
+    seeded1.fill(a);
+    seeded2.fill(b);
+    CHECK(std::equal(a.begin(), a.end(), b.begin(), same_pixel));
+    seeded2.fill(b);  // the next image of the stream is another one
+    CHECK_FALSE(std::equal(a.begin(), a.end(), b.begin(), same_pixel));
+    secret1.fill(c);
+    secret2.fill(d);
+    CHECK(secret1.secret());
+    CHECK_FALSE(seeded1.secret());
+    CHECK_FALSE(std::equal(c.begin(), c.end(), d.begin(), same_pixel));
+    CHECK_FALSE(std::equal(c.begin(), c.end(), a.begin(), same_pixel));
     unsigned short lo = 65535, hi = 0;
-    for (const auto& p : a.pixels()) {
+    for (const auto& p : a) {
         lo = std::min({lo, p.red, p.green, p.blue});
         hi = std::max({hi, p.red, p.green, p.blue});
     }
@@ -237,9 +256,9 @@ TEST_CASE("the simulated D1 follows cacheprobe's certain measurement, else the m
             << "}]}";
         return (dir / "probe.json").string();
     };
-    auto d1_of = [&](const std::string& path) { return std::get<CacheGeometry>(simulation_geometry(m, path)); };
+    auto d1_of = [&](const std::string& path) { return std::get<CachegrindGeometry>(simulation_geometry(m, path)); };
 
-    CacheGeometry from_probe = d1_of(probe_file(true, 65536));
+    CachegrindGeometry from_probe = d1_of(probe_file(true, 65536));
     CHECK(from_probe.D1 == SimulatedCache{65536, 8, 64});  // the measured size, the reported ways
     CHECK_THAT(from_probe.source, Catch::Contains("cacheprobe"));
     CHECK(from_probe.LL == SimulatedCache{1 << 20, 16, 64});

@@ -7,10 +7,10 @@
 #include <chrono>
 #include <filesystem>
 
-#include "build_state.hpp"
+#include "driver/explain/build_state.hpp"
 #include "harness.hpp"
-#include "system_noise.hpp"
-#include "tile_sweep.hpp"
+#include "common/system_noise.hpp"
+#include "driver/evidence/tile_sweep.hpp"
 
 using namespace perflab::test;
 using nlohmann::json;

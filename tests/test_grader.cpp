@@ -7,13 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "discovery.hpp"
-#include "gradebook.hpp"
+#include "grader/discovery.hpp"
+#include "grader/gradebook.hpp"
 #include "harness.hpp"
-#include "platforms.hpp"
-#include "results_store.hpp"
-#include "scoring.hpp"
-#include "static_checks.hpp"
+#include "grader/platforms.hpp"
+#include "grader/results_store.hpp"
+#include "driver/core/scoring.hpp"
+#include "grader/static_checks.hpp"
 
 namespace fs = std::filesystem;
 using namespace perflab;

@@ -1,9 +1,9 @@
 // cacheprobe and mountain: the knee, line-size and ways logic on synthetic curves, the
 // result file, and the real binaries on this machine.
-#include "sampler.hpp"
+#include "common/sampler.hpp"
 #include "knees.hpp"
 #include "latency.hpp"
-#include "machine.hpp"
+#include "common/machine.hpp"
 #include "probe_result.hpp"
 
 #include <catch2/catch.hpp>

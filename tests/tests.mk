@@ -18,7 +18,7 @@ $(TEST_BIN): $(TEST_SUPPORT) $(TEST_OBJECTS) $(TEST_LIBS)
 $(TEST_OBJECTS) $(TEST_SUPPORT): | $(B)/.test-deps-ok
 
 # Tests link fixture kernels files against the driver core, as make does.
-TEST_PREREQS += $(DRIVER_CORE)
+TEST_PREREQS += $(HOST_RUNTIME)
 
 .PHONY: test
 test: $(B)/.test-deps-ok $(ALL_TARGETS) $(TEST_PREREQS) $(TEST_BIN)

@@ -1,27 +1,31 @@
-# The driver: C++ sources in src/driver/, the oracle and the speed-of-light kernel from
-# reference/, linked with one student kernels file by mk/link-driver.sh, which makes
-# every symbol but main and the two add_*_function calls local.
+# The trusted driver and the kernel hosts it runs kernels in.
+#
+#   ./driver          src/common + src/driver (the oracle from reference/ for checking);
+#                     it never links a kernels file
+#   ./kernel-host     src/host's runtime + $(KERNELS), linked by mk/link-host.sh
+#   ./reference-host  the same runtime + the driver's own functions (oracle, memcpy,
+#                     reference kernels): what the driver times on its own behalf
 
-DRIVER_MAIN_SOURCES := src/driver/main.cpp src/driver/student.cpp
-DRIVER_LIB_SOURCES  := $(filter-out $(DRIVER_MAIN_SOURCES),$(wildcard src/driver/*.cpp))
-DRIVER_LIB_OBJECTS  := $(patsubst %.cpp,$(B)/obj/%.o,$(DRIVER_LIB_SOURCES)) \
-                       $(B)/obj/reference/naive.o $(B)/obj/reference/speed_of_light.o
-DRIVER_LIB          := $(B)/lib/libperflab.a
-DRIVER_CORE         := $(B)/driver-core.o
+DRIVER_SOURCES := $(wildcard src/common/*.cpp src/driver/*/*.cpp)
+DRIVER_OBJECTS := $(patsubst %.cpp,$(B)/obj/%.o,$(DRIVER_SOURCES)) $(B)/obj/reference/naive.o
+DRIVER_LIB     := $(B)/lib/libperflab.a
+DRIVER_MAIN    := $(B)/obj/src/driver/cli/main.o
 
-$(DRIVER_LIB): $(DRIVER_LIB_OBJECTS)
+$(DRIVER_LIB): $(filter-out $(DRIVER_MAIN),$(DRIVER_OBJECTS))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-# Everything of the driver but the student's file, in one relocatable object whose
-# only global definitions are main and the two add_*_function calls.
-# The repository's driver includes the reference kernels for --explain's comparisons
-# (defined by reference/reference.mk, which is read later: hence $$).
-.SECONDEXPANSION:
-$(DRIVER_CORE): $(patsubst %.cpp,$(B)/obj/%.o,$(DRIVER_MAIN_SOURCES)) $(DRIVER_LIB_OBJECTS) \
-                $$(REFERENCE_OBJECTS) $$(REFERENCE_CATALOG) mk/driver-exports
+DRIVER_BIN := driver
+$(DRIVER_BIN): $(DRIVER_MAIN) $(DRIVER_LIB)
+	$(CXX) $^ $(PERFLAB_LDLIBS) -o $@
+
+# The host runtime, in C like the kernels, with every symbol but the C surface
+# made local (mk/host-exports), so no name in a kernels file collides with it.
+HOST_RUNTIME := $(B)/host-runtime.o
+$(B)/obj/src/host/%.o: KCFLAGS += -Isrc/host
+$(HOST_RUNTIME): $(B)/obj/src/host/kernel_host.o mk/host-exports
 	ld -r $(filter %.o,$^) -o $@.merged
-	objcopy --keep-global-symbols=mk/driver-exports $@.merged $@
+	objcopy --keep-global-symbols=mk/host-exports $@.merged $@
 	rm -f $@.merged
 
 # The student's file, compiled exactly as the classic handout did. The path is
@@ -34,15 +38,19 @@ $(B)/obj/student/kernels.o: $(KERNELS) kernels/defs.h $(B)/kernels-path | $(DEPS
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -Ikernels -I$(dir $(KERNELS)) -c $(KERNELS) -o $@
 
-# The student-facing binary, where students expect it. (It is why the C++ sources
-# live in src/driver/: a directory cannot share the name.)
-DRIVER_BIN := driver
+kernel-host: $(B)/obj/student/kernels.o $(HOST_RUNTIME) mk/link-host.sh
+	KCFLAGS='$(KCFLAGS)' mk/link-host.sh $@ $(HOST_RUNTIME) $(KERNELS) $(B)/obj/student/kernels.o
 
-$(DRIVER_BIN): $(B)/obj/student/kernels.o $(DRIVER_CORE) mk/link-driver.sh
-	KCFLAGS='$(KCFLAGS)' mk/link-driver.sh $@ $(DRIVER_CORE) $(KERNELS) $(B)/obj/student/kernels.o
+# The reference host plays a kernels file that registers the driver's own functions.
+$(B)/obj/src/host/reference_kernels.o: KCFLAGS += -DPERFLAB_WITH_REFERENCES -Ireference
+# $$: the reference objects are defined by reference/reference.mk, read later.
+.SECONDEXPANSION:
+reference-host: $(B)/obj/src/host/reference_kernels.o $(B)/obj/reference/naive.o $(B)/obj/reference/speed_of_light.o \
+                $$(REFERENCE_OBJECTS) $(HOST_RUNTIME) mk/link-host.sh
+	KCFLAGS='$(KCFLAGS)' mk/link-host.sh $@ $(HOST_RUNTIME) src/host/reference_kernels.c $(filter %.o,$(filter-out $(HOST_RUNTIME),$^))
 
 .PHONY: FORCE
 FORCE:
 
-ALL_TARGETS += $(DRIVER_BIN)
+ALL_TARGETS += $(DRIVER_BIN) kernel-host reference-host
 TEST_LIBS   += $(DRIVER_LIB)

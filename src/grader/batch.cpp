@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <set>
 
-#include "atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "calibration.hpp"
 #include "gradebook.hpp"
 #include "progress.hpp"
@@ -64,7 +64,7 @@ int run_batch(const BatchSettings& s) {
 
     GradeSettings grade = s.grade;
     Calibrator calibrator(grade.layout, work_root + "/calibration", grade.driver_args, grade.sandbox);
-    std::set<std::string> library_names = library_symbols(calibrator.driver());
+    std::set<std::string> library_names = library_symbols(grade.layout.driver);
     grade.build.library_names = &library_names;
     // Baseline file names carry the start time, so a resumed batch never
     // overwrites a baseline that earlier records point to.

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "static_checks.hpp"
-#include "subprocess.hpp"
+#include "common/subprocess.hpp"
 #include "trusted_sources.hpp"
 
 namespace perflab::grader {
@@ -64,7 +64,7 @@ void write_text(const std::string& path, const std::string& text) {
 
 Finished link(const Layout& layout, const std::string& work_dir, const std::string& source,
               const std::vector<std::string>& objects_and_flags, const std::string& out, double seconds) {
-    std::vector<std::string> argv{layout.link_script, out, layout.driver_core, source};
+    std::vector<std::string> argv{layout.link_script, out, layout.host_runtime, source};
     argv.insert(argv.end(), objects_and_flags.begin(), objects_and_flags.end());
     SpawnSpec spec = command(argv, seconds, kCompilerOutputCap);
     spec.cwd = work_dir;
@@ -117,26 +117,26 @@ Built build_handin(const Layout& layout, const std::string& work_dir, const Buil
         throw std::runtime_error("cannot compile the grader's allocation guard: " + first_error_line(guard.output));
     std::vector<std::string> objects{object, work_dir + "/alloc_guard.o"};
     for (auto& f : alloc_guard_link_flags()) objects.push_back(f);
-    Finished ld = link(layout, work_dir, source, objects, work_dir + "/driver", settings.compile_seconds);
+    Finished ld = link(layout, work_dir, source, objects, work_dir + "/kernel-host", settings.compile_seconds);
     b.log += ld.output;
     if (!ld.exited_ok()) {
         b.failure = Outcome{Status::compile_error, explain_link_failure(ld.output)};
         return b;
     }
-    b.driver = work_dir + "/driver";
+    b.host = work_dir + "/kernel-host";
     return b;
 }
 
-std::string link_trusted_driver(const Layout& layout, const std::string& work_dir, const std::string& kernels_text) {
+std::string link_trusted_host(const Layout& layout, const std::string& work_dir, const std::string& kernels_text) {
     fs::create_directories(work_dir);
     const std::string source = work_dir + "/kernels.c", object = work_dir + "/kernels.o";
     write_text(source, kernels_text);
     Finished cc = run_toolchain(compile_command(layout, source, object), work_dir, 120);
     if (!cc.exited_ok()) throw std::runtime_error("cannot compile the calibration kernels: " + first_error_line(cc.output));
-    Finished ld = link(layout, work_dir, source, {object}, work_dir + "/driver", 120);
+    Finished ld = link(layout, work_dir, source, {object}, work_dir + "/kernel-host", 120);
     if (!ld.exited_ok())
-        throw std::runtime_error("cannot link a driver with " + layout.driver_core + ": " + first_error_line(ld.output));
-    return work_dir + "/driver";
+        throw std::runtime_error("cannot link a kernel host with " + layout.host_runtime + ": " + first_error_line(ld.output));
+    return work_dir + "/kernel-host";
 }
 
 }  // namespace perflab::grader

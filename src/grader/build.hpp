@@ -1,7 +1,7 @@
-// Turning one untrusted kernels.c into a driver: compiled with the instructor's
-// fixed flags (a student Makefile is never looked at) under a time limit and an
-// output cap, checked statically, then linked with the driver core and the
-// allocation guard.
+// Turning one untrusted kernels.c into a kernel host: compiled with the
+// instructor's fixed flags (a student Makefile is never looked at) under a time
+// limit and an output cap, checked statically, then linked with the host runtime
+// and the allocation guard.
 #pragma once
 
 #include <optional>
@@ -22,16 +22,16 @@ struct BuildSettings {
 
 struct Built {
     std::optional<Outcome> failure;  // compile-error or forbidden
-    std::string driver;              // the linked driver when there is no failure
+    std::string host;                // the linked kernel host when there is no failure
     std::string log;                 // compiler and linker output, for the feedback
 };
 
-// Builds `work_dir`/kernels.c into `work_dir`/driver.
+// Builds `work_dir`/kernels.c into `work_dir`/kernel-host.
 Built build_handin(const Layout& layout, const std::string& work_dir, const BuildSettings& settings);
 
-// Links a trusted driver from `kernels_source` without checks (calibration).
+// Links a kernel host from `kernels_text` without checks (the grader's own calibration kernels).
 // Throws std::runtime_error with the linker's first error.
-std::string link_trusted_driver(const Layout& layout, const std::string& work_dir, const std::string& kernels_text);
+std::string link_trusted_host(const Layout& layout, const std::string& work_dir, const std::string& kernels_text);
 
 // The line of compiler/linker output a student should read first.
 std::string first_error_line(const std::string& log);

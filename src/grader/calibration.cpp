@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-#include "atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "build.hpp"
-#include "statistics.hpp"
+#include "common/statistics.hpp"
 #include "trusted_sources.hpp"
 
 namespace perflab::grader {
@@ -22,12 +22,13 @@ double drift_percent(const std::map<int, double>& first, const std::map<int, dou
 
 Calibrator::Calibrator(const Layout& layout, const std::string& work_dir, std::vector<std::string> driver_args,
                        SandboxSettings sandbox)
-    : driver_(link_trusted_driver(layout, work_dir, kCalibrationKernelsSource)),
+    : driver_(driver_command(layout, link_trusted_host(layout, work_dir, kCalibrationKernelsSource))),
       driver_args_(std::move(driver_args)),
       sandbox_(sandbox) {}
 
 std::string Calibrator::measure(const std::string& toml_path, std::size_t after_handins) {
-    std::vector<std::string> argv{driver_, "--calibrate"};
+    std::vector<std::string> argv = driver_;
+    argv.push_back("--calibrate");
     argv.insert(argv.end(), driver_args_.begin(), driver_args_.end());
     Finished f = spawn(command(argv, sandbox_.wall_seconds, 1 << 20));
     if (!f.exited_ok())

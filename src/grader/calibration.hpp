@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "baseline.hpp"
+#include "driver/core/baseline.hpp"
 #include "layout.hpp"
 #include "trials.hpp"
 
@@ -15,7 +15,7 @@ namespace perflab::grader {
 
 class Calibrator {
 public:
-    // Links a trusted driver (the grader's own naive kernels) under `work_dir`.
+    // Links a kernel host of the grader's own naive kernels under `work_dir`.
     Calibrator(const Layout& layout, const std::string& work_dir, std::vector<std::string> driver_args,
                SandboxSettings sandbox);
 
@@ -23,7 +23,6 @@ public:
     // Throws std::runtime_error with the driver's message.
     std::string measure(const std::string& toml_path, std::size_t after_handins);
 
-    const std::string& driver() const { return driver_; }
     // Host, clock, every baseline and its drift against the first, as JSON.
     nlohmann::json report() const;
 
@@ -34,7 +33,7 @@ private:
         BaselineFile baseline;
         std::string measured_on;  // the TOML's comment: CPU and clock
     };
-    std::string driver_;
+    std::vector<std::string> driver_;
     std::vector<std::string> driver_args_;
     SandboxSettings sandbox_;
     std::vector<Measurement> measurements_;

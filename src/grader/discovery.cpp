@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "subprocess.hpp"
+#include "common/subprocess.hpp"
 
 namespace perflab::grader {
 namespace fs = std::filesystem;

@@ -56,7 +56,7 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
         std::vector<std::string> args{"-g", "-t"};
         if (!baseline_file.empty()) args.insert(args.end(), {"--baseline", baseline_file});
         args.insert(args.end(), settings.driver_args.begin(), settings.driver_args.end());
-        set = run_trials(built.driver, args, work.path + "/run", settings.sandbox, settings.trials);
+        set = run_trials(driver_command(settings.layout, built.host), args, work.path + "/run", settings.sandbox, settings.trials);
     } catch (const std::exception& e) {
         // The grader's own tools failed, not the hand-in: say so, and grade the rest.
         r.status = Status::internal_error;

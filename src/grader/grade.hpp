@@ -11,7 +11,7 @@
 #include "discovery.hpp"
 #include "layout.hpp"
 #include "record.hpp"
-#include "scoring.hpp"
+#include "driver/core/scoring.hpp"
 #include "trials.hpp"
 
 namespace perflab::grader {

@@ -18,7 +18,5 @@ $(GRADER_BIN): $(B)/obj/src/grader/main.o $(GRADER_LIB) $(DRIVER_LIB)
 
 ALL_TARGETS  += $(GRADER_BIN)
 TEST_LIBS    += $(GRADER_LIB)
-TEST_PREREQS += $(GRADER_BIN) $(REFERENCE_DRIVER)
+TEST_PREREQS += $(GRADER_BIN) $(SOLUTIONS_HOST)
 
-# The grader's tests include its headers by bare name, like the driver's.
-$(B)/obj/tests/test_grader.o: PERFLAB_CXXFLAGS += -Isrc/grader

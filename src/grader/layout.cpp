@@ -35,11 +35,17 @@ Layout find_layout(const std::optional<std::string>& explicit_root) {
     if (explicit_root) root = *explicit_root;
     Layout l;
     l.root = root;
-    l.driver_core = require(root, {"build/driver-core.o", "driver-core.o"}, "driver core object");
+    l.driver = require(root, {"driver"}, "trusted driver");
+    l.reference_host = require(root, {"reference-host"}, "reference host");
+    l.host_runtime = require(root, {"build/host-runtime.o", "host-runtime.o"}, "kernel host runtime");
     l.include_dir = fs::path(require(root, {"kernels/defs.h", "defs.h"}, "defs.h")).parent_path().string();
-    l.link_script = require(root, {"mk/link-driver.sh", "link-driver.sh"}, "link script");
-    l.reference_driver = first_existing(root, {"build/reference-driver", "reference-driver"}).value_or("");
+    l.link_script = require(root, {"mk/link-host.sh", "link-host.sh"}, "link script");
+    l.solutions_host = first_existing(root, {"build/solutions-host", "solutions-host"}).value_or("");
     return l;
+}
+
+std::vector<std::string> driver_command(const Layout& layout, const std::string& host) {
+    return {layout.driver, "--host", host, "--reference-host", layout.reference_host};
 }
 
 }  // namespace perflab::grader

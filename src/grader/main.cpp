@@ -7,7 +7,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "batch.hpp"
 #include "platforms.hpp"
 #include "policy_calibration.hpp"
@@ -56,7 +56,7 @@ void finish_common(Common& c) {
 Graded grade_single(const std::string& kernels, Common& c, const std::optional<std::string>& baseline) {
     if (!fs::is_regular_file(kernels)) throw std::runtime_error(fmt::format("no hand-in at '{}': check the path", kernels));
     std::string work = (fs::temp_directory_path() / fmt::format("perflab-grader-{}", getpid())).string();
-    std::set<std::string> library_names = library_symbols(link_trusted_driver(c.grade.layout, work + "/trusted", kCalibrationKernelsSource));
+    std::set<std::string> library_names = library_symbols(c.grade.layout.driver);
     c.grade.build.library_names = &library_names;
     Graded g = grade_handin({"submission", fs::absolute(kernels).string(), ""}, c.grade,
                             baseline ? fs::absolute(*baseline).string() : "", work + "/handin");
@@ -86,7 +86,7 @@ int run(int argc, char** argv) {
     std::optional<std::string> reference;
     auto* calibrate = app.add_subcommand("calibrate", "Write a policy whose full marks are the reference speedups here");
     calibrate->add_option("--out", policy_out, "Policy TOML to write")->required()->option_text("FILE");
-    calibrate->add_option("--reference-driver", reference, "The reference driver (default: build/reference-driver)")
+    calibrate->add_option("--reference-host", reference, "The reference solutions' kernel host (default: build/solutions-host)")
         ->option_text("FILE");
     calibrate->add_option("--perflab", cal_opts.perflab, "perflab directory (or $PERFLAB_HOME)")->option_text("DIR");
     calibrate->add_option("--driver-args", cal_opts.driver_args, "Extra driver options")->option_text("ARGS");
@@ -117,8 +117,9 @@ int run(int argc, char** argv) {
     }
     if (*calibrate) {
         finish_common(cal_opts);
-        std::string driver = reference.value_or(cal_opts.grade.layout.reference_driver);
-        if (driver.empty()) throw std::runtime_error("no reference driver found: build it (make build/reference-driver) or pass --reference-driver");
+        std::string host = reference.value_or(cal_opts.grade.layout.solutions_host);
+        if (host.empty()) throw std::runtime_error("no reference solutions host found: build it (make build/solutions-host) or pass --reference-host");
+        std::vector<std::string> driver = driver_command(cal_opts.grade.layout, host);
         std::string work = (fs::temp_directory_path() / fmt::format("perflab-calibrate-{}", getpid())).string();
         ScoringPolicy p = calibrate_policy(driver, cal_opts.grade.driver_args, work);
         fs::remove_all(work);

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "record.hpp"
-#include "scoring.hpp"
+#include "driver/core/scoring.hpp"
 
 namespace perflab::grader {
 

@@ -17,7 +17,7 @@ std::string find_description(const std::string& dump, char kernel_letter, const 
         if (line.size() > 2 && line[0] == kernel_letter && line[1] == ':' && line.compare(2, prefix.size(), prefix) == 0)
             return line.substr(2);
     throw std::runtime_error(fmt::format("the reference driver registers no variant starting '{}': rebuild it "
-                                         "(make build/reference-driver)",
+                                         "(make build/solutions-host)",
                                          prefix));
 }
 
@@ -31,13 +31,15 @@ double mean_speedup(const nlohmann::json& report, const char* kernel, const std:
 
 }  // namespace
 
-ScoringPolicy calibrate_policy(const std::string& reference_driver, const std::vector<std::string>& driver_args,
+ScoringPolicy calibrate_policy(const std::vector<std::string>& reference_driver, const std::vector<std::string>& driver_args,
                                const std::string& work_dir) {
     std::filesystem::create_directories(work_dir);
     const std::string dump = work_dir + "/variants.txt";
-    Finished listed = spawn(command({reference_driver, "-q", "-d", dump}, 60));
+    std::vector<std::string> list = reference_driver;
+    list.insert(list.end(), {"-q", "-d", dump});
+    Finished listed = spawn(command(list, 60));
     if (!listed.exited_ok())
-        throw std::runtime_error(fmt::format("'{}' did not list its variants: build it with make", reference_driver));
+        throw std::runtime_error(fmt::format("'{}' did not list its variants: build it with make", fmt::join(list, " ")));
     std::ifstream in(dump);
     std::stringstream text;
     text << in.rdbuf();

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "scoring.hpp"
+#include "driver/core/scoring.hpp"
 
 namespace perflab::grader {
 
@@ -16,7 +16,7 @@ inline constexpr const char* kFullMarksSmooth = "smooth: two-pass, ";
 // Times the two reference variants with `reference_driver` (extra `driver_args`)
 // and returns 50-point linear curves from 1.0 to their speedups. Throws
 // std::runtime_error when a variant is missing or not faster than the baseline.
-ScoringPolicy calibrate_policy(const std::string& reference_driver, const std::vector<std::string>& driver_args,
+ScoringPolicy calibrate_policy(const std::vector<std::string>& reference_driver, const std::vector<std::string>& driver_args,
                                const std::string& work_dir);
 
 }  // namespace perflab::grader

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "atomic_file.hpp"
+#include "common/atomic_file.hpp"
 
 namespace perflab::grader {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "subprocess.hpp"
+#include "common/subprocess.hpp"
 
 namespace perflab::grader {
 namespace {

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <sstream>
 
-#include "guarded_call.hpp"
-#include "statistics.hpp"
+#include "driver/core/call_outcome.hpp"
+#include "common/statistics.hpp"
 #include "trusted_sources.hpp"
 
 namespace perflab::grader {
@@ -71,9 +71,10 @@ Status status_of_failure(const std::string& kind) {
 
 }  // namespace
 
-DriverRun run_sandboxed(const std::string& driver, std::vector<std::string> args, const std::string& cwd,
-                        const SandboxSettings& sandbox) {
-    args.insert(args.begin(), driver);
+DriverRun run_sandboxed(const std::vector<std::string>& driver, const std::vector<std::string>& driver_args,
+                        const std::string& cwd, const SandboxSettings& sandbox) {
+    std::vector<std::string> args = driver;
+    args.insert(args.end(), driver_args.begin(), driver_args.end());
     args.push_back("--json");
     args.push_back(fmt::format("/dev/fd/{}", kReportFd));
     SpawnSpec spec = command(args, sandbox.wall_seconds);
@@ -129,7 +130,7 @@ Trial judge(const DriverRun& run, const SandboxSettings& sandbox) {
     return t;
 }
 
-TrialSet run_trials(const std::string& driver, const std::vector<std::string>& args, const std::string& cwd,
+TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
                     const SandboxSettings& sandbox, int trials) {
     TrialSet set;
     std::vector<double> rotate, smooth;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "outcome.hpp"
-#include "subprocess.hpp"
+#include "common/subprocess.hpp"
 
 namespace perflab::grader {
 
@@ -26,8 +26,8 @@ struct DriverRun {
     std::optional<nlohmann::json> report;  // the parsed report, when one arrived whole
 };
 
-// Runs `driver` with `args` plus `--json /dev/fd/3` in `cwd` under the sandbox.
-DriverRun run_sandboxed(const std::string& driver, std::vector<std::string> args, const std::string& cwd,
+// Runs the `driver` command with `args` plus `--json /dev/fd/3` in `cwd` under the limits.
+DriverRun run_sandboxed(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
                         const SandboxSettings& sandbox);
 
 struct KernelTrial {
@@ -52,7 +52,7 @@ struct TrialSet {
 };
 
 // Stops at the first trial that is not ok: repeating a crash only costs time.
-TrialSet run_trials(const std::string& driver, const std::vector<std::string>& args, const std::string& cwd,
+TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
                     const SandboxSettings& sandbox, int trials);
 
 }  // namespace perflab::grader

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Links a kernel host: the host runtime, a kernels file's objects and a small
+# build-info object, statically and at a fixed address (so the driver can name a
+# function from the address the host reports, and the host needs no file at run
+# time: it runs in a sandbox that has none).
+#   mk/link-host.sh OUTPUT HOST_RUNTIME.o KERNELS_SOURCE STUDENT.o [MORE.o ...]
+# The build info records what --explain needs: which file was built, how, and when.
+set -euo pipefail
+out=$1 runtime=$2 source=$3
+shift 3
+: "${CC:=gcc}" "${KCFLAGS:=-O2 -Wall -g}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+abs_source=$(readlink -f "$source")
+sum=$(sha256sum "$abs_source" | cut -d' ' -f1)
+c_string() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
+cat > "$work/build_info.c" <<EOC
+const char perflab_build_kernels_path[] = $(c_string "$abs_source");
+const char perflab_build_kernels_sha256[] = "$sum";
+const char perflab_build_kcflags[] = $(c_string "$KCFLAGS");
+const long perflab_build_time = $(date +%s);
+EOC
+$CC -c "$work/build_info.c" -o "$work/build_info.o"
+$CC -static -no-pie "$runtime" "$work/build_info.o" "$@" -lm -pthread -o "$out.tmp"
+mv -f "$out.tmp" "$out"

@@ -1,0 +1,68 @@
+// The command line: the classic flags with their classic meaning, and GNU long
+// options for everything perflab adds.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver/core/kernel.hpp"
+#include "common/sampler.hpp"
+
+namespace perflab {
+
+inline constexpr int kMaxDim = 8192;  // 2 x 384 MiB of images and their copies: fits a 24 GiB host
+inline constexpr int kOddDim = 96;    // the classic driver's extra correctness dimension
+
+struct Options {
+    // Classic.
+    bool quit_after_dump = false;   // -q
+    bool autograder = false;        // -g
+    bool skip_team_check = false;   // -t
+    std::optional<std::string> func_file;  // -f
+    std::optional<std::string> dump_file;  // -d
+    // -s, --seed: reproducible inputs. Without it the inputs come from a secret
+    // key drawn for the run, so that no kernel can predict them.
+    std::optional<unsigned> seed;
+
+    // perflab.
+    std::vector<int> rotate_dims{64, 128, 256, 512};
+    std::vector<int> smooth_dims{64, 128, 256, 512};
+    std::optional<Kernel> only_kernel;
+    std::vector<std::string> variants;
+    std::optional<std::string> json_path;
+    KBestConfig kbest;
+    std::optional<std::string> baseline_file;
+    bool calibrate = false;
+    std::optional<std::string> policy_file;
+    bool verbose = false;
+    bool speed_of_light = false;
+    unsigned timeout_seconds = 10;
+    std::optional<int> cpu;
+
+    // Cache-miss evidence.
+    bool counters = false;
+    std::vector<std::string> events;
+    std::string clock = "tsc";
+    bool simulate = false;
+    std::optional<std::string> cache_geometry;
+    bool explain = false;
+
+    // The kernel hosts (default: kernel-host and reference-host beside the driver),
+    // and whether to confine the student's in a sandbox (the grader does).
+    std::optional<std::string> host, reference_host;
+    bool sandbox = false;
+};
+
+struct ParseOutcome {
+    std::optional<Options> options;  // absent: exit with `exit_code`
+    int exit_code = 0;
+};
+
+// Prints usage, help, version or a one-line error itself (the only output the
+// option layer makes) and says how to exit when it did.
+ParseOutcome parse_options(int argc, char** argv);
+
+std::string version_string();
+
+}  // namespace perflab

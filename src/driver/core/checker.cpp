@@ -1,0 +1,158 @@
+#include "checker.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace perflab {
+namespace {
+
+std::string rgb(const pixel& p) { return fmt::format("{{{},{},{}}}", p.red, p.green, p.blue); }
+
+std::optional<CheckFailure> fault_failure(int dim, const CallOutcome& outcome, const HostImage& src,
+                                          const HostImage& dst) {
+    CheckFailure f;
+    f.dim = dim;
+    if (outcome.kind == CallOutcome::Kind::timed_out) {
+        f.kind = CheckFailure::Kind::timed_out;
+        f.detail = outcome.describe();
+        return f;
+    }
+    auto where = [&](const HostImage& img, const char* name) -> std::optional<std::string> {
+        if (outcome.kind != CallOutcome::Kind::signalled) return std::nullopt;
+        switch (img.classify(outcome.fault_address)) {
+            case HostImage::Region::guard_before: return fmt::format("before the start of {}", name);
+            case HostImage::Region::guard_after: return fmt::format("past the end of {}", name);
+            case HostImage::Region::outside: return std::nullopt;
+        }
+        return std::nullopt;
+    };
+    auto region = where(dst, "dst");
+    if (!region) region = where(src, "src");
+    if (region) {
+        f.kind = CheckFailure::Kind::out_of_bounds;
+        f.detail = fmt::format("accessed memory {} ({} at {})", *region, signal_name(outcome.signal),
+                               outcome.fault_address);
+    } else {
+        f.kind = CheckFailure::Kind::crashed;
+        f.detail = outcome.describe();
+    }
+    return f;
+}
+
+}  // namespace
+
+std::string CheckFailure::kind_id() const {
+    switch (kind) {
+        case Kind::wrong_result: return "wrong-result";
+        case Kind::unwritten: return "unwritten";
+        case Kind::src_modified: return "src-modified";
+        case Kind::out_of_bounds: return "out-of-bounds";
+        case Kind::crashed: return "crashed";
+        case Kind::timed_out: return "timeout";
+    }
+    return "unknown";
+}
+
+std::string CheckFailure::summary() const {
+    return during_timing ? describe() + " in a timed call (its input was fresh: a kernel that replays an "
+                                        "earlier answer fails here)"
+                         : describe();
+}
+
+std::string CheckFailure::describe() const {
+    std::string where;
+    if (first)
+        where = fmt::format("; first at dst[{}][{}]: expected {}, got {}", first->row, first->col,
+                            rgb(first->expected), rgb(first->actual));
+    switch (kind) {
+        case Kind::wrong_result:
+            return fmt::format("dimension {}: {} wrong pixel{}{}", dim, wrong_pixels, wrong_pixels == 1 ? "" : "s",
+                               where);
+        case Kind::unwritten:
+            return fmt::format("dimension {}: {} pixel{} of dst left unwritten{}", dim, unwritten_pixels,
+                               unwritten_pixels == 1 ? "" : "s", where);
+        case Kind::src_modified:
+        case Kind::out_of_bounds:
+        case Kind::crashed:
+        case Kind::timed_out:
+            return fmt::format("dimension {}: {}", dim, detail);
+    }
+    return detail;
+}
+
+int Trial::laid_out(KernelHost& host, int dim) {
+    if (host.dim() != dim) host.layout(dim);
+    return dim;
+}
+
+Trial::Trial(KernelHost& host, int dim)
+    : host_(host), dim_(laid_out(host, dim)), src_(host, host.src(), dim), dst_(host, host.dst(), dim) {}
+
+void Trial::prepare(InputGenerator& inputs) {
+    inputs.fill(src_.pixels());
+    inputs.fill(dst_.pixels());
+    src_before_.assign(src_.pixels().begin(), src_.pixels().end());
+    poison_.assign(dst_.pixels().begin(), dst_.pixels().end());
+    src_.upload();
+    dst_.upload();
+}
+
+HostCall Trial::run(const HostFunction& fn, unsigned timeout_seconds, std::span<CallBracket* const> brackets) {
+    for (auto* b : brackets) b->begin();
+    HostCall call = host_.call(fn, timeout_seconds);
+    for (auto it = brackets.rbegin(); it != brackets.rend(); ++it) (*it)->end();
+    return call;
+}
+
+std::optional<CheckFailure> Trial::verify(Kernel kernel, const CallOutcome& outcome) {
+    const int n = dim();
+    if (!outcome.ok()) return fault_failure(n, outcome, src_, dst_);
+    src_.download();
+    dst_.download();
+
+    CheckFailure f;
+    f.dim = n;
+    for (auto [img, name] : {std::pair{&dst_, "dst"}, std::pair{&src_, "src"}}) {
+        std::size_t before = img->damaged_canary_before(), after = img->damaged_canary_after();
+        if (before || after) {
+            f.kind = CheckFailure::Kind::out_of_bounds;
+            f.detail = before ? fmt::format("wrote {} byte{} before the start of {}", before, before == 1 ? "" : "s", name)
+                              : fmt::format("wrote {} byte{} past the end of {}", after, after == 1 ? "" : "s", name);
+            return f;
+        }
+    }
+    auto src_now = src_.pixels();
+    auto changed = std::mismatch(src_now.begin(), src_now.end(), src_before_.begin(), same_pixel);
+    if (changed.first != src_now.end()) {
+        auto count = std::size_t(std::count_if(src_now.begin(), src_now.end(), [&, i = std::size_t{0}](const pixel& p) mutable {
+            return !same_pixel(p, src_before_[i++]);
+        }));
+        auto at = std::size_t(changed.first - src_now.begin());
+        f.kind = CheckFailure::Kind::src_modified;
+        f.detail = fmt::format("src was modified ({} pixel{}, first src[{}][{}])", count, count == 1 ? "" : "s",
+                               at / std::size_t(n), at % std::size_t(n));
+        return f;
+    }
+
+    expected_.resize(src_before_.size());
+    oracle_for(kernel)(n, src_before_.data(), expected_.data());
+    auto actual = dst_.pixels();
+    for (std::size_t i = 0; i < expected_.size(); ++i) {
+        if (same_pixel(actual[i], expected_[i])) continue;
+        ++f.wrong_pixels;
+        if (same_pixel(actual[i], poison_[i])) ++f.unwritten_pixels;
+        if (!f.first) f.first = PixelDiff{int(i / std::size_t(n)), int(i % std::size_t(n)), expected_[i], actual[i]};
+    }
+    if (f.wrong_pixels == 0) return std::nullopt;
+    f.kind = f.unwritten_pixels == f.wrong_pixels ? CheckFailure::Kind::unwritten : CheckFailure::Kind::wrong_result;
+    return f;
+}
+
+std::optional<CheckFailure> check_variant(KernelHost& host, const HostFunction& fn, int dim, InputGenerator& inputs,
+                                          unsigned timeout_seconds) {
+    Trial trial(host, dim);
+    trial.prepare(inputs);
+    return trial.verify(fn.kernel, trial.run(fn, timeout_seconds).outcome);
+}
+
+}  // namespace perflab

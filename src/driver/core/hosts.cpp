@@ -1,0 +1,65 @@
+#include "hosts.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "host/reference_host.h"
+
+namespace perflab {
+
+std::string HostTiming::describe() const {
+    return fmt::format("the kernel host's CPU time, read by the driver ({} ns resolution), less {} ns for the call "
+                       "itself, at {:.3f} cycles per ns",
+                       clock_resolution_ns, call_overhead_ns, ticks_per_ns);
+}
+
+KernelHosts::KernelHosts(HostLaunch student, HostLaunch reference)
+    : student_launch_(std::move(student)), reference_launch_(std::move(reference)) {}
+
+KernelHost& KernelHosts::running(std::unique_ptr<KernelHost>& host, const HostLaunch& launch) {
+    if (!host || !host->alive()) {
+        host.reset();
+        host = KernelHost::start(launch);
+    }
+    return *host;
+}
+
+KernelHost& KernelHosts::student() {
+    KernelHost& host = running(student_, student_launch_);
+    if (!first_registration_) first_registration_ = host.registration();
+    return host;
+}
+
+KernelHost& KernelHosts::reference() { return running(reference_, reference_launch_); }
+
+const HostRegistration& KernelHosts::student_registration() {
+    student();
+    return *first_registration_;
+}
+
+bool KernelHosts::has_references() {
+    const auto& variants = reference().registration().variants;
+    return std::count_if(variants.begin(), variants.end(), [](const HostVariant& v) { return v.kernel == Kernel::rotate; }) >
+           PERFLAB_REF_ROTATE_TILE;
+}
+
+HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second) {
+    HostTiming t;
+    t.ticks_per_ns = ticks_per_second / 1e9;
+    timespec res{};
+    clock_getres(CLOCK_PROCESS_CPUTIME_ID, &res);
+    t.clock_resolution_ns = std::uint64_t(res.tv_sec) * 1'000'000'000u + std::uint64_t(res.tv_nsec);
+    reference.layout(8);
+    std::uint64_t least = UINT64_MAX;
+    for (int i = 0; i < 200; ++i) {
+        HostCall c = reference.call({Kernel::rotate, HostFunction::kNothing}, 10);
+        if (!c.outcome.ok()) throw HostError("the driver's reference host failed an empty call: rebuild with make");
+        least = std::min(least, c.cpu_ns);
+    }
+    t.call_overhead_ns = least;
+    return t;
+}
+
+}  // namespace perflab

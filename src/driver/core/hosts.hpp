@@ -1,0 +1,44 @@
+// The two kernel hosts a run talks to: the student's (their kernels.c) and the
+// driver's own reference host (oracle, memcpy, reference kernels), started on
+// demand and started again after a kernel crashed one. How host CPU time becomes
+// the report's cycles lives here too, measured on the reference host.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "driver/core/kernel_host.hpp"
+
+namespace perflab {
+
+struct HostTiming {
+    double ticks_per_ns = 1;          // the report's cycles (the TSC's ticks) per ns
+    std::uint64_t call_overhead_ns = 0;  // what an empty call costs: subtracted from each sample
+    std::uint64_t clock_resolution_ns = 0;
+    std::string describe() const;
+};
+
+class KernelHosts {
+public:
+    KernelHosts(HostLaunch student, HostLaunch reference);
+
+    // Running hosts; one that died is started again. Throws HostError.
+    KernelHost& student();
+    KernelHost& reference();
+    // The student host's registration, from its first start.
+    const HostRegistration& student_registration();
+    bool has_references();  // the reference host registered the reference kernels
+
+private:
+    KernelHost& running(std::unique_ptr<KernelHost>& host, const HostLaunch& launch);
+    HostLaunch student_launch_, reference_launch_;
+    std::unique_ptr<KernelHost> student_, reference_;
+    std::optional<HostRegistration> first_registration_;
+};
+
+// The floor of an empty call's host CPU time (many calls, the least), and the
+// TSC rate that turns nanoseconds into the report's cycles.
+HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second);
+
+}  // namespace perflab

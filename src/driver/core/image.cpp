@@ -1,0 +1,55 @@
+#include "image.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace perflab {
+namespace {
+
+constexpr std::uint8_t kCanary = 0xA5;
+
+std::size_t count_damaged(const std::uint8_t* begin, const std::uint8_t* end) {
+    return std::size_t(std::count_if(begin, end, [](std::uint8_t b) { return b != kCanary; }));
+}
+
+}  // namespace
+
+HostImage::HostImage(KernelHost& host, const RemoteImage& where, int dim) : host_(host), where_(where), dim_(dim) {
+    const std::uint64_t bytes = pixel_count() * sizeof(pixel);
+    before_ = std::size_t(std::min<std::uint64_t>(kCanaryWindow, where.pixels - where.region));
+    after_ = std::size_t(where.region_end() - (where.pixels + bytes));
+    buffer_.assign(before_ + bytes + after_, kCanary);
+}
+
+std::span<pixel> HostImage::pixels() { return {reinterpret_cast<pixel*>(buffer_.data() + before_), pixel_count()}; }
+
+std::span<const pixel> HostImage::pixels() const {
+    return {reinterpret_cast<const pixel*>(buffer_.data() + before_), pixel_count()};
+}
+
+void HostImage::upload() {
+    std::memset(buffer_.data(), kCanary, before_);
+    std::memset(buffer_.data() + buffer_.size() - after_, kCanary, after_);
+    host_.write(where_.pixels - before_, buffer_);
+}
+
+void HostImage::download() { host_.read(where_.pixels - before_, buffer_); }
+
+std::size_t HostImage::damaged_canary_before() const { return count_damaged(buffer_.data(), buffer_.data() + before_); }
+
+std::size_t HostImage::damaged_canary_after() const {
+    return count_damaged(buffer_.data() + buffer_.size() - after_, buffer_.data() + buffer_.size());
+}
+
+HostImage::Region HostImage::classify(const void* address) const {
+    // The host keeps a PROT_NONE page (at least) on either side of the region.
+    const auto a = reinterpret_cast<std::uint64_t>(address);
+    const auto page = std::uint64_t(sysconf(_SC_PAGESIZE));
+    if (a < where_.region && a + page >= where_.region) return Region::guard_before;
+    if (a >= where_.region_end() && a < where_.region_end() + page) return Region::guard_after;
+    return Region::outside;
+}
+
+}  // namespace perflab

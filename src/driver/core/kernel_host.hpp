@@ -1,0 +1,140 @@
+// The driver's end of a kernel host: the separate process (src/host/) in which a
+// kernels file's functions run, so that the driver - which generates inputs,
+// times, checks, scores and reports - never maps student code.
+//
+// Timing comes from this side: a call is charged all the CPU time the host used
+// since the end of the previous command (its process CPU-time clock, read here),
+// so a host that works before it is asked, spins between calls or lies about when
+// it finished gains nothing. Host and driver share one pinned CPU: the host runs
+// while the driver waits for its reply, and the other CPU stays out of it (on
+// these VMs the two vCPUs are SMT siblings: a busy neighbour slows a kernel).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "driver/core/call_outcome.hpp"
+#include "driver/core/kernel.hpp"
+
+struct perflab_host_control;
+
+namespace perflab {
+
+// A host that cannot be started or stopped answering: one line, cause and remedy.
+struct HostError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct HostLaunch {
+    std::string executable;
+    // Runs the host confined (the grader): the argv that wraps the host's own, and
+    // the file descriptors that wrapper needs kept open. Empty: run it as it is.
+    std::vector<std::string> wrapper;
+    std::vector<int> wrapper_fds;
+    int info_fd_read = -1;  // where the wrapper says the host's pid (bwrap --info-fd)
+    unsigned start_seconds = 30;  // for the host's constructors and registration
+};
+
+struct HostText {
+    bool present = false;
+    std::string text;
+};
+
+struct HostVariant {
+    Kernel kernel;
+    int index;              // among the kernel's registered variants
+    std::uint64_t address;  // in the host: identity only, never called here
+    std::string description;
+};
+
+// What the host's registration said. Untrusted: names things, decides nothing.
+struct HostRegistration {
+    HostText team[5];  // team, name1, email1, name2, email2
+    std::string kernels_path, kernels_sha256, kcflags;
+    long build_time = 0;
+    std::uint64_t graded_address[2] = {0, 0};
+    std::vector<HostVariant> variants;
+    int dropped = 0;
+};
+
+// Where an image lies in the host's memory.
+struct RemoteImage {
+    std::uint64_t region = 0, region_bytes = 0, pixels = 0;
+    std::uint64_t region_end() const { return region + region_bytes; }
+};
+
+// The function a call runs: a registered variant, the graded rotate()/smooth(),
+// or nothing at all (the cost of the call itself).
+struct HostFunction {
+    Kernel kernel;
+    int variant;
+    int arg = 0;
+    static constexpr int kGraded = -2;
+    static constexpr int kNothing = -5;
+};
+
+struct HostCall {
+    CallOutcome outcome;
+    std::uint64_t cpu_ns = 0;  // host CPU time since the end of the previous command
+};
+
+class KernelHost {
+public:
+    // Starts the host and waits for its registration. Throws HostError.
+    static std::unique_ptr<KernelHost> start(const HostLaunch& launch);
+    ~KernelHost();
+    KernelHost(const KernelHost&) = delete;
+    KernelHost& operator=(const KernelHost&) = delete;
+
+    const HostRegistration& registration() const { return registration_; }
+    const std::string& executable() const { return launch_.executable; }
+    pid_t pid() const { return host_pid_; }
+    bool alive() const { return alive_; }
+
+    // Images for `dim` in the host. Throws HostError when the host cannot make them.
+    void layout(int dim);
+    int dim() const { return dim_; }
+    const RemoteImage& src() const { return src_; }
+    const RemoteImage& dst() const { return dst_; }
+
+    // The host's memory, read and written from here. Throws HostError.
+    void write(std::uint64_t address, std::span<const std::uint8_t> bytes);
+    void read(std::uint64_t address, std::span<std::uint8_t> bytes);
+
+    // One call on the current images. A crash, or `timeout_seconds` (0 = none)
+    // passing, ends the host: alive() is then false.
+    HostCall call(const HostFunction& fn, unsigned timeout_seconds);
+
+private:
+    explicit KernelHost(HostLaunch launch);
+    void spawn();
+    void read_registration();
+    // Issues the command already filled in and waits for the reply.
+    enum class Wait { replied, died, timed_out };
+    Wait command(unsigned timeout_seconds);
+    Wait wait_reply(std::uint32_t target, unsigned timeout_seconds);
+    std::uint64_t cpu_ns() const;
+    CallOutcome death_outcome();
+    void kill_host();
+
+    HostLaunch launch_;
+    int control_fd_ = -1;
+    perflab_host_control* control_ = nullptr;
+    pid_t child_ = -1;     // what we wait for (the host, or its sandbox)
+    pid_t host_pid_ = -1;  // the host itself, for its clock and memory
+    int child_status_ = 0;
+    bool alive_ = false;
+    std::uint64_t last_cpu_ns_ = 0;
+    HostRegistration registration_;
+    int dim_ = 0;
+    RemoteImage src_, dst_;
+};
+
+}  // namespace perflab

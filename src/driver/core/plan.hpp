@@ -1,0 +1,49 @@
+// Options and the registered variants become a plan: which variants of which
+// kernel are checked and timed at which dimensions, against which baseline.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "baseline.hpp"
+#include "driver/cli/options.hpp"
+#include "registry.hpp"
+#include "student.hpp"
+
+namespace perflab {
+
+struct KernelPlan {
+    Kernel kernel;
+    std::vector<Variant> variants;
+    std::uint64_t graded_address = 0;  // rotate() or smooth() in the host, registered or not
+    std::vector<int> dims;
+    std::vector<double> fixed_baseline;  // per dim; empty = measure the oracle
+    std::string notice;                  // why no variant is planned, if none is
+};
+
+struct Plan {
+    std::vector<KernelPlan> kernels;
+    KBestConfig kbest;
+    std::optional<unsigned> seed;  // none: a secret key for the inputs
+    unsigned timeout_seconds = 10;
+    bool speed_of_light = false;
+    std::string baseline_mode = "measured";
+};
+
+// A problem with the user's request; its message is one line naming the remedy.
+struct PlanError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+Plan make_plan(const Options& options, const Registry& registry, const StudentFile& student,
+               const std::optional<BaselineFile>& baseline);
+
+// The name of a variant for --variant: its description up to the first ':'.
+std::string short_name(const std::string& description);
+
+// The classic -d file: R:<description> and S:<description> lines.
+std::string function_list(const Registry& registry);
+
+}  // namespace perflab

@@ -1,0 +1,87 @@
+// What a run measured: the one structure the runner fills and every report reads.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checker.hpp"
+#include "kernel.hpp"
+#include "common/machine.hpp"
+#include "common/sampler.hpp"
+#include "student.hpp"
+
+namespace perflab {
+
+// Per-pixel figures from the PMU or from the cache simulation, in a stable order.
+using CounterValues = std::vector<std::pair<std::string, double>>;
+
+struct DimResult {
+    int dim = 0;
+    double cpe = 0;
+    double baseline_cpe = 0;
+    double speedup = 0;
+    int samples = 0;
+    bool converged = false;
+    CounterValues counters;   // per pixel, from the sample K-best kept
+    CounterValues simulated;  // per pixel, from cachegrind
+};
+
+struct VariantResult {
+    std::string name;  // the registered description
+    bool correct = true;
+    std::optional<CheckFailure> failure;
+    std::vector<DimResult> dims;
+    double mean_speedup = 0;  // geometric mean; 0 unless every dim was timed
+    bool graded = false;      // the student's rotate()/smooth(), which the grader times
+    bool complete() const { return correct && mean_speedup > 0; }
+    bool converged() const;
+};
+
+struct KernelResult {
+    Kernel kernel = Kernel::rotate;
+    std::vector<int> dims;
+    std::vector<VariantResult> variants;
+    std::vector<double> baseline_cpes;          // per dim, same order as dims
+    std::optional<VariantResult> speed_of_light;  // the memcpy row, never scored
+    std::optional<std::size_t> best;            // index into variants
+    std::optional<double> points;               // from the scoring policy
+    double max_points = 0;
+    std::string points_from;                    // which variant the points are for
+    std::string notice;                         // e.g. no variant registered
+};
+
+struct ClockInfo {
+    std::string name;
+    std::string description;
+    double ticks_per_second = 0;
+    int pinned_cpu = -1;
+    std::string pin_error;
+};
+
+struct RunConfig {
+    std::optional<unsigned> seed;  // none: the inputs came from a secret key
+    KBestConfig kbest;
+    std::string baseline_mode;  // "measured" or "file:<path>"
+    bool autograder = false;
+    unsigned timeout_seconds = 0;
+    std::size_t cache_clear_bytes = 0;
+    std::string policy_source;
+};
+
+struct RunResult {
+    std::optional<Team> team;  // absent when the team check was skipped
+    MachineInfo machine;
+    ClockInfo clock;
+    RunConfig config;
+    std::vector<KernelResult> kernels;
+    std::optional<std::string> clock_notice;  // why the requested clock is not the one used
+    std::optional<std::string> counters_unavailable;
+    std::optional<std::string> simulation_unavailable;
+    std::string simulation_geometry;
+    std::optional<double> total_points;
+    const KernelResult* find(Kernel k) const;
+};
+
+}  // namespace perflab

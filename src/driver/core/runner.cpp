@@ -1,0 +1,171 @@
+#include "runner.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "common/statistics.hpp"
+
+namespace perflab {
+
+// The timed calls of one function in its host, and what the samples saw.
+class Runner::Series {
+public:
+    // `check` set: every timed call's output is judged against the oracle before
+    // the next call reuses the images (a kernel that replays an earlier answer to
+    // fresh input fails here). Unset for the driver's own kernels.
+    Series(Runner& runner, const Variant& v, int dim, std::optional<Kernel> check)
+        : runner_(runner),
+          host_(runner.host_for(v)),
+          fn_(v.host_function()),
+          trial_(host_, dim),
+          check_(check) {
+        if (runner.tools_.counters) counters_ = runner.tools_.counters->for_process(host_.pid());
+        if (counters_) brackets_.push_back(counters_);
+    }
+
+    // One sample in ticks, or -1 when the call failed (see failure()).
+    double sample() {
+        // Fresh input and fresh poison before every sample, so a kernel cannot
+        // return an answer it remembered from an earlier call.
+        trial_.prepare(runner_.tools_.inputs);
+        runner_.tools_.clearer.clear();
+        HostCall call = trial_.run(fn_, runner_.plan_.timeout_seconds, brackets_);
+        if (!call.outcome.ok() || check_) {
+            failure_ = trial_.verify(check_.value_or(fn_.kernel), call.outcome);
+            if (failure_ && call.outcome.ok()) failure_->during_timing = true;
+            if (failure_) return -1;
+        }
+        if (counters_) per_sample_.push_back(counters_->per_pixel(pixels()));
+        // The host's CPU time less what an empty call costs; never below one tick,
+        // so a CPE is always positive.
+        const HostTiming& t = runner_.tools_.timing;
+        const double ns = double(call.cpu_ns > t.call_overhead_ns ? call.cpu_ns - t.call_overhead_ns : 0);
+        return std::max(ns * t.ticks_per_ns, 1.0);
+    }
+
+    const std::optional<CheckFailure>& failure() const { return failure_; }
+
+    DimResult result(const KBestResult& k) const {
+        DimResult d;
+        d.dim = trial_.dim();
+        d.cpe = k.best / pixels();
+        d.samples = k.samples;
+        d.converged = k.converged;
+        if (k.best_index >= 0 && std::size_t(k.best_index) < per_sample_.size())
+            d.counters = per_sample_[std::size_t(k.best_index)];
+        return d;
+    }
+
+private:
+    double pixels() const { return double(trial_.dim()) * double(trial_.dim()); }
+
+    Runner& runner_;
+    KernelHost& host_;
+    HostFunction fn_;
+    Trial trial_;
+    std::optional<Kernel> check_;
+    SampleCounters* counters_ = nullptr;
+    std::vector<CallBracket*> brackets_;
+    std::optional<CheckFailure> failure_;
+    std::vector<CounterValues> per_sample_;
+};
+
+Runner::Runner(const Plan& plan, MeasuringTools tools) : plan_(plan), tools_(tools) {}
+
+KernelHost& Runner::host_for(const Variant& v) {
+    return v.in_reference_host() ? tools_.hosts.reference() : tools_.hosts.student();
+}
+
+VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, const std::vector<double>& fixed_baseline,
+                                      bool check, bool against_oracle) {
+    VariantResult vr;
+    vr.name = v.description;
+    auto fail = [&](CheckFailure f) {
+        vr.correct = false;
+        vr.failure = std::move(f);
+        return vr;
+    };
+    const Variant oracle{kp.kernel, 0, "naive oracle", Variant::kOracle};
+    const unsigned timeout = plan_.timeout_seconds;
+    if (check)
+        if (auto f = check_variant(host_for(v), v.host_function(), kOddDim, tools_.inputs, timeout)) return fail(*f);
+    std::vector<double> speedups;
+    for (std::size_t i = 0; i < kp.dims.size(); ++i) {
+        const int dim = kp.dims[i];
+        if (check)
+            if (auto f = check_variant(host_for(v), v.host_function(), dim, tools_.inputs, timeout)) return fail(*f);
+        Series variant(*this, v, dim, check ? std::optional(kp.kernel) : std::nullopt);
+        std::vector<std::function<double()>> takers{[&] { return variant.sample(); }};
+        std::optional<Series> baseline;
+        if (against_oracle) {
+            baseline.emplace(*this, oracle, dim, std::nullopt);
+            takers.push_back([&] { return baseline->sample(); });
+        }
+        std::vector<KBestResult> k = k_best_interleaved(plan_.kbest, takers);
+        if (variant.failure()) return fail(*variant.failure());
+        DimResult d = variant.result(k[0]);
+        if (baseline) d.baseline_cpe = baseline->result(k[1]).cpe;
+        if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];
+        if (d.baseline_cpe > 0) {
+            d.speedup = d.baseline_cpe / d.cpe;
+            speedups.push_back(d.speedup);
+        }
+        vr.dims.push_back(std::move(d));
+    }
+    if (!speedups.empty() && speedups.size() == kp.dims.size()) vr.mean_speedup = geometric_mean(speedups);
+    return vr;
+}
+
+std::vector<KernelResult> Runner::run(const RunnerObserver& observer) {
+    std::vector<KernelResult> results;
+    for (const auto& kp : plan_.kernels) {
+        KernelResult kr;
+        kr.kernel = kp.kernel;
+        kr.dims = kp.dims;
+        kr.notice = kp.notice;
+        const bool measure_baseline = kp.fixed_baseline.empty();
+        // The memcpy row first, so every variant's report can say how far it is from it.
+        if (plan_.speed_of_light && !kp.variants.empty())
+            kr.speed_of_light = measure_variant(
+                kp, {kp.kernel, 0, "memcpy: speed of light (not scored)", Variant::kSpeedOfLight}, {}, false, false);
+        if (observer.kernel_started) observer.kernel_started(kr);
+        for (const auto& v : kp.variants) {
+            // The driver's own functions (explain's oracle and references) are
+            // correct by construction and timed alone.
+            const bool own = v.in_reference_host();
+            kr.variants.push_back(measure_variant(kp, v, kp.fixed_baseline, !own, measure_baseline && !own));
+            auto& vr = kr.variants.back();
+            vr.graded = !own && (v.index == Variant::kGraded || v.address == kp.graded_address);
+            if (observer.measured) observer.measured(kp, v, vr);
+            if (vr.complete() && (!kr.best || vr.mean_speedup > kr.variants[*kr.best].mean_speedup))
+                kr.best = kr.variants.size() - 1;
+            if (observer.variant_done) observer.variant_done(kr, vr);
+        }
+        // The kernel's baseline: the fixed one, or the fastest the oracle ran
+        // beside any variant.
+        kr.baseline_cpes = kp.fixed_baseline;
+        if (measure_baseline)
+            for (const auto& vr : kr.variants) {
+                if (vr.dims.empty() || vr.dims[0].baseline_cpe <= 0) continue;  // not timed beside the oracle
+                for (std::size_t i = 0; i < vr.dims.size(); ++i) {
+                    if (kr.baseline_cpes.size() <= i) kr.baseline_cpes.push_back(vr.dims[i].baseline_cpe);
+                    kr.baseline_cpes[i] = std::min(kr.baseline_cpes[i], vr.dims[i].baseline_cpe);
+                }
+            }
+        results.push_back(std::move(kr));
+    }
+    return results;
+}
+
+std::vector<std::vector<double>> Runner::calibrate() {
+    std::vector<std::vector<double>> out;
+    for (const auto& kp : plan_.kernels) {
+        // The oracle is the definition of correct; timing it needs no check.
+        VariantResult oracle = measure_variant(kp, {kp.kernel, 0, "naive oracle", Variant::kOracle}, {}, false, false);
+        out.emplace_back();
+        for (const auto& d : oracle.dims) out.back().push_back(d.cpe);
+    }
+    return out;
+}
+
+}  // namespace perflab

@@ -1,0 +1,115 @@
+#include "scoring.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <stdexcept>
+#include "common/toml_file.hpp"
+
+namespace perflab {
+
+double KernelPolicy::points(double speedup) const {
+    if (curve.empty()) return 0;
+    if (speedup <= curve.front().first) return curve.front().second;
+    if (speedup >= curve.back().first) return curve.back().second;
+    auto hi = std::upper_bound(curve.begin(), curve.end(), speedup,
+                               [](double s, const auto& point) { return s < point.first; });
+    auto lo = hi - 1;
+    double t = (speedup - lo->first) / (hi->first - lo->first);
+    return lo->second + t * (hi->second - lo->second);
+}
+
+double KernelPolicy::full_marks_speedup() const {
+    for (const auto& [s, p] : curve)
+        if (p >= max_points) return s;
+    return curve.empty() ? 0 : curve.back().first;
+}
+
+KernelPolicy linear_policy(double max_points, double zero_at, double full_at) {
+    return {max_points, {{zero_at, 0.0}, {full_at, max_points}}};
+}
+
+ScoringPolicy default_policy() { return {linear_policy(50, 1.0, 3.5), linear_policy(50, 1.0, 3.5), "built-in default"}; }
+
+namespace {
+
+KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::string& source) {
+    auto name = std::string(kernel_name(k));
+    const toml::table* t = root[name].as_table();
+    if (!t) throw std::runtime_error(fmt::format("{}: missing [{}] table", source, name));
+    KernelPolicy p;
+    auto max_points = (*t)["max_points"].value<double>();
+    if (!max_points || *max_points <= 0)
+        throw std::runtime_error(fmt::format("{}: [{}] needs max_points > 0", source, name));
+    p.max_points = *max_points;
+    const toml::array* curve = (*t)["curve"].as_array();
+    if (!curve || curve->empty())
+        throw std::runtime_error(fmt::format("{}: [{}] needs curve = [[speedup, points], ...]", source, name));
+    for (const auto& node : *curve) {
+        const toml::array* pair = node.as_array();
+        auto s = pair && pair->size() == 2 ? (*pair)[0].value<double>() : std::nullopt;
+        auto pts = pair && pair->size() == 2 ? (*pair)[1].value<double>() : std::nullopt;
+        if (!s || !pts)
+            throw std::runtime_error(fmt::format("{}: [{}] curve entries must be [speedup, points] numbers", source, name));
+        if (*pts < 0 || *pts > p.max_points)
+            throw std::runtime_error(
+                fmt::format("{}: [{}] curve gives {} points, outside 0..{}", source, name, *pts, p.max_points));
+        if (!p.curve.empty() && *s <= p.curve.back().first)
+            throw std::runtime_error(fmt::format("{}: [{}] curve speedups must increase", source, name));
+        p.curve.emplace_back(*s, *pts);
+    }
+    return p;
+}
+
+}  // namespace
+
+ScoringPolicy parse_policy(const std::string& toml_text, const std::string& source_name) {
+    toml::table root = parse_toml(toml_text, source_name);
+    return {parse_kernel_policy(root, Kernel::rotate, source_name), parse_kernel_policy(root, Kernel::smooth, source_name),
+            source_name};
+}
+
+ScoringPolicy load_policy(const std::string& path) { return parse_policy(read_text_file(path, "policy"), path); }
+
+std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comment) {
+    std::string out = fmt::format("# perflab scoring policy. {}\n# Points per kernel: piecewise linear in the speedup, "
+                                  "clamped at both ends.\n",
+                                  comment);
+    for (Kernel k : kAllKernels) {
+        const auto& p = policy.of(k);
+        out += fmt::format("\n[{}]\nmax_points = {}\ncurve = [", kernel_name(k), p.max_points);
+        for (std::size_t i = 0; i < p.curve.size(); ++i)
+            out += fmt::format("{}[{:.3f}, {}]", i ? ", " : "", p.curve[i].first, p.curve[i].second);
+        out += "]\n";
+    }
+    return out;
+}
+
+}  // namespace perflab
+
+#include "results.hpp"
+
+namespace perflab {
+
+void score_run(RunResult& run, const ScoringPolicy& policy) {
+    double total = 0;
+    for (auto& kr : run.kernels) {
+        const KernelPolicy& p = policy.of(kr.kernel);
+        kr.max_points = p.max_points;
+        const VariantResult* scored = nullptr;
+        for (const auto& v : kr.variants)
+            if (v.graded) scored = &v;
+        if (!scored && kr.best) scored = &kr.variants[*kr.best];
+        if (!scored) {
+            kr.points = 0.0;
+            kr.points_from = "no variant";
+        } else {
+            kr.points = scored->complete() ? p.points(scored->mean_speedup) : 0.0;
+            kr.points_from = scored->name;
+        }
+        total += *kr.points;
+    }
+    run.total_points = total;
+    run.config.policy_source = policy.source;
+}
+
+}  // namespace perflab

@@ -1,0 +1,30 @@
+// Whether ./driver still matches the kernels file it was built from: the first
+// thing to rule out when a change to kernels.c seems to make no difference.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "driver/core/student.hpp"
+
+namespace perflab {
+
+struct SourceFile {
+    std::string path;
+    std::optional<long> mtime;  // seconds since the epoch; absent when the file is gone
+    std::string sha256;         // of its contents now; "" when unreadable
+};
+
+struct BuildState {
+    BuildInfo build;
+    SourceFile recorded;                // the file the driver was built from, as it is now
+    std::optional<SourceFile> local;    // ./kernels.c when it is another file than the recorded one
+};
+
+// `local_candidate` is the kernels.c a student would edit (./kernels.c).
+BuildState read_build_state(const BuildInfo& build, const std::string& local_candidate = "kernels.c");
+
+// Hex SHA-256 of `bytes`, as sha256sum prints it.
+std::string sha256_hex(const std::string& bytes);
+
+}  // namespace perflab

@@ -1,0 +1,93 @@
+// ./driver --explain: measures what a TA would look at when a speedup will not
+// move (explain_measure.cpp), turns it into findings (explain_checks.cpp) and
+// prints them (explain_report.cpp). See docs/explain.md for the finding ids.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "build_state.hpp"
+#include "driver/core/cache_clear.hpp"
+#include "driver/evidence/cachegrind.hpp"
+#include "common/clock.hpp"
+#include "finding.hpp"
+#include "driver/cli/options.hpp"
+#include "driver/core/plan.hpp"
+#include "driver/core/registry.hpp"
+#include "driver/core/results.hpp"
+#include "driver/core/runner.hpp"
+#include "driver/core/student.hpp"
+#include "common/system_noise.hpp"
+#include "driver/evidence/tile_sweep.hpp"
+
+namespace perflab {
+
+// Per-pixel work and misses of one function, from the PMU or the simulation.
+struct CacheFigures {
+    std::optional<double> d1_read, d1_write, ll, instructions;
+    // D1 misses of both kinds; loads only where the PMU counts only those.
+    std::optional<double> d1() const;
+    bool empty() const { return !d1_read && !d1_write && !ll && !instructions; }
+};
+CacheFigures figures_from(const CounterValues& rows);
+
+struct FunctionEvidence {
+    std::string name;
+    std::optional<double> cpe;  // at the comparison dimension
+    bool converged = true;
+    CacheFigures figures;
+};
+
+struct KernelEvidence {
+    Kernel kernel = Kernel::rotate;
+    int dim = 0;                        // the comparison dimension: the largest planned one
+    KernelResult result;                // every planned dimension, variants in plan order
+    std::vector<CacheFigures> figures;  // at `dim`, parallel to result.variants
+    FunctionEvidence naive;             // the driver's oracle
+    std::optional<FunctionEvidence> reference;
+    std::string graded_symbol;                   // what rotate()/smooth() is called in the binary
+    std::optional<std::string> graded_jumps_to;  // the function its first instruction jumps to
+    bool graded_registered = true;               // false: measured under a name of explain's own
+    std::vector<TilePoint> tile_sweep;           // rotate, with the reference kernels only
+};
+
+struct ExplainData {
+    std::vector<KernelEvidence> kernels;
+    std::string figures_source;                      // "" when there are no miss figures
+    std::optional<std::string> figures_unavailable;  // why not
+    std::optional<std::string> counters_unavailable;
+    bool reference_kernels = false;
+    BuildState build;
+    std::optional<L1Geometry> l1;
+    SystemState system;
+    KBestConfig kbest;
+    int pinned_cpu = -1;
+    std::string pin_error;
+};
+
+// What main() has set up for a run, reused by --explain.
+struct ExplainSetup {
+    const Options& options;
+    const Plan& plan;
+    const Registry& registry;
+    const StudentFile& student;
+    const RunResult& run;  // machine, clock, pinning, counters_unavailable
+    MeasuringTools tools;  // tools.counters null: no PMU, so the figures are simulated
+};
+
+// --explain compares at one dimension unless --dims says otherwise.
+inline constexpr int kExplainDim = 256;
+Options explain_options(const Options& options);
+
+ExplainData measure_for_explain(const ExplainSetup& setup);
+std::vector<Finding> explain_checks(const ExplainData& data);
+
+std::string explain_text(const ExplainData& data, const std::vector<Finding>& findings);
+std::string explain_json(const ExplainData& data, const std::vector<Finding>& findings);
+
+// The whole flow; returns the exit status.
+int run_explain(const ExplainSetup& setup, const char* argv0);
+
+}  // namespace perflab

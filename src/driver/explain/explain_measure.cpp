@@ -1,0 +1,256 @@
+// --explain's measurements: the runner's timings and checks at the comparison
+// dimension, the per-pixel work and misses of every variant, the oracle and the
+// reference kernel, what rotate()/smooth() resolve to, the tile sweep and the
+// state of the machine. Nothing here judges; explain_checks.cpp does.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <thread>
+#include <cstdint>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "explain.hpp"
+#include "driver/evidence/simulation.hpp"
+#include "symbols.hpp"
+
+namespace perflab {
+namespace {
+
+constexpr int kIdleWindowMs = 300;
+
+void progress(const std::string& what) {
+    // Explain takes tens of seconds: say what it is doing, but only to a person.
+    if (isatty(STDERR_FILENO)) std::fprintf(stderr, "explain: %s...\n", what.c_str());
+}
+
+// A thin wrapper compiles to a jump: endbr64 (when built with CET), then jmp rel32
+// or rel8. The code is read from the running host.
+std::optional<std::string> jump_target(KernelHost& host, std::uint64_t fn) {
+    unsigned char code[16];
+    try {
+        host.read(fn, code);
+    } catch (const HostError&) {
+        return std::nullopt;
+    }
+    std::size_t at = std::memcmp(code, "\xf3\x0f\x1e\xfa", 4) == 0 ? 4 : 0;
+    std::optional<std::uint64_t> target;
+    if (code[at] == 0xe9) {
+        std::int32_t rel;
+        std::memcpy(&rel, code + at + 1, sizeof rel);
+        target = fn + at + 5 + std::uint64_t(std::int64_t(rel));
+    } else if (code[at] == 0xeb) {
+        target = fn + at + 2 + std::uint64_t(std::int64_t(static_cast<std::int8_t>(code[at + 1])));
+    }
+    return target ? symbol_name_for(host.executable(), *target) : std::nullopt;
+}
+
+// Where the per-pixel figures come from: the counters read around the timed
+// calls, or a cachegrind run per function (at one dimension: it is slow).
+class FigureSource {
+public:
+    FigureSource(const ExplainSetup& s, ExplainData& data) : setup_(s), data_(data) {
+        if (s.tools.counters) {
+            data.figures_source = "PMU counters";
+            return;
+        }
+        auto g = s.options.cache_geometry ? parse_cache_geometry(*s.options.cache_geometry)
+                                          : simulation_geometry(s.run.machine);
+        if (auto* err = std::get_if<SimulationError>(&g)) {
+            data.figures_unavailable = err->message;
+            return;
+        }
+        geometry_ = std::get<CachegrindGeometry>(g);
+        data.figures_source = "cachegrind simulation, " + describe_geometry(*geometry_);
+    }
+
+    // Simulates every target, as many at once as there are CPUs: each is two
+    // valgrind runs of a kernel host, and the timing is over by now.
+    void simulate_all(const std::vector<SimulationTarget>& targets, const std::vector<std::pair<Kernel, int>>& keys) {
+        if (setup_.tools.counters || !geometry_ || targets.empty()) return;
+        std::vector<std::variant<CounterValues, SimulationError>> out(targets.size());
+        std::atomic<std::size_t> next{0};
+        auto work = [&] {
+            for (std::size_t i; (i = next++) < targets.size();)
+                out[i] = simulate(targets[i], *geometry_);
+        };
+        const unsigned workers = std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(targets.size()));
+        std::vector<std::thread> pool;
+        for (unsigned w = 0; w < workers; ++w) pool.emplace_back(work);
+        for (auto& t : pool) t.join();
+        for (std::size_t i = 0; i < targets.size(); ++i) {
+            if (auto* err = std::get_if<SimulationError>(&out[i])) {
+                data_.figures_unavailable = "cache simulation failed: " + err->message;
+                simulated_.clear();
+                return;
+            }
+            simulated_[keys[i]] = figures_from(std::get<CounterValues>(out[i]));
+        }
+    }
+
+    // `timed` holds the counters of the sample K-best kept.
+    CacheFigures of(const DimResult* timed, Kernel kernel, int index) const {
+        if (setup_.tools.counters) return timed ? figures_from(timed->counters) : CacheFigures{};
+        auto it = simulated_.find({kernel, index});
+        return it == simulated_.end() ? CacheFigures{} : it->second;
+    }
+
+private:
+    const ExplainSetup& setup_;
+    ExplainData& data_;
+    std::optional<CachegrindGeometry> geometry_;
+    std::map<std::pair<Kernel, int>, CacheFigures> simulated_;
+};
+
+// rotate()/smooth() is measured even when it is not registered (or --variant left
+// it out): it is what the grader times. The oracle and the reference kernel run as
+// variants too, so they are timed and counted exactly like the student's.
+Plan with_comparisons(Plan plan, const Registry& registry, bool references) {
+    for (auto& kp : plan.kernels) {
+        auto same = [&](const Variant& v) { return v.address == kp.graded_address; };
+        if (!std::any_of(kp.variants.begin(), kp.variants.end(), same)) {
+            auto registered = registry.of(kp.kernel);
+            auto it = std::find_if(registered.begin(), registered.end(), same);
+            kp.variants.push_back(it != registered.end()
+                                      ? *it
+                                      : Variant{kp.kernel, kp.graded_address,
+                                                fmt::format("{}(): graded, not registered", kernel_name(kp.kernel)),
+                                                Variant::kGraded});
+        }
+        kp.variants.push_back({kp.kernel, 0, "naive oracle", Variant::kOracle});
+        if (!references) continue;
+        if (kp.kernel == Kernel::rotate)
+            kp.variants.push_back({kp.kernel, 0, "reference blocked rotate", Variant::kReferenceBlocked});
+        else
+            kp.variants.push_back({kp.kernel, 0, "reference two-pass smooth", Variant::kReferenceTwoPass});
+    }
+    return plan;
+}
+
+bool is_comparison(const Variant& v) {
+    return v.index == Variant::kOracle || v.index == Variant::kReferenceBlocked || v.index == Variant::kReferenceTwoPass;
+}
+
+std::optional<std::size_t> fastest(const std::vector<VariantResult>& variants) {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < variants.size(); ++i)
+        if (variants[i].complete() && (!best || variants[i].mean_speedup > variants[*best].mean_speedup)) best = i;
+    return best;
+}
+
+}  // namespace
+
+Options explain_options(const Options& options) {
+    Options o = options;
+    const Options defaults;
+    if (o.rotate_dims == defaults.rotate_dims) o.rotate_dims = {kExplainDim};
+    if (o.smooth_dims == defaults.smooth_dims) o.smooth_dims = {kExplainDim};
+    return o;
+}
+
+ExplainData measure_for_explain(const ExplainSetup& s) {
+    ExplainData data;
+    data.kbest = s.plan.kbest;
+    data.pinned_cpu = s.run.clock.pinned_cpu;
+    data.pin_error = s.run.clock.pin_error;
+    data.counters_unavailable = s.run.counters_unavailable;
+    data.build = read_build_state(s.student.build);
+    data.l1 = l1_geometry(s.run.machine);
+    KernelHosts& hosts = s.tools.hosts;
+    const bool references = hosts.has_references();
+    data.reference_kernels = references;
+
+    // Before any timing, while the driver itself is idle: who else uses the CPU.
+    progress("watching the CPU for other work");
+    data.system = read_system_state(s.run.clock.pinned_cpu, kIdleWindowMs);
+
+    const Plan plan = with_comparisons(s.plan, s.registry, references);
+    Runner runner(plan, s.tools);
+    RunnerObserver observer;
+    observer.kernel_started = [](const KernelResult& k) { progress(fmt::format("timing {}", kernel_name(k.kernel))); };
+    const std::vector<KernelResult> results = runner.run(observer);
+
+    // Every planned function at the largest planned dimension: the comparison.
+    std::vector<int> dims, at;
+    for (const auto& kp : plan.kernels) {
+        dims.push_back(kp.dims.empty() ? 0 : *std::max_element(kp.dims.begin(), kp.dims.end()));
+        at.push_back(int(std::find(kp.dims.begin(), kp.dims.end(), dims.back()) - kp.dims.begin()));
+    }
+    auto timed = [&](std::size_t k, std::size_t v) -> const DimResult* {
+        const VariantResult& vr = results[k].variants[v];
+        return vr.correct && std::size_t(at[k]) < vr.dims.size() ? &vr.dims[std::size_t(at[k])] : nullptr;
+    };
+
+    std::vector<std::vector<TilePoint>> sweeps(plan.kernels.size());
+    for (std::size_t k = 0; k < plan.kernels.size(); ++k)
+        if (references && plan.kernels[k].kernel == Kernel::rotate && dims[k] > 0) {
+            progress(fmt::format("sweeping the reference rotate's tile edge at {}", dims[k]));
+            sweeps[k] = sweep_reference_tiles(plan, s.tools, dims[k]);
+        }
+
+    FigureSource figures(s, data);
+    std::vector<SimulationTarget> targets;
+    std::vector<std::pair<Kernel, int>> keys;
+    for (std::size_t k = 0; k < plan.kernels.size(); ++k)
+        for (std::size_t v = 0; v < plan.kernels[k].variants.size(); ++v)
+            if (timed(k, v)) {
+                const Variant& variant = plan.kernels[k].variants[v];
+                const KernelHost& host = variant.in_reference_host() ? hosts.reference() : hosts.student();
+                targets.push_back({host.executable(), variant.host_function(), dims[k]});
+                keys.emplace_back(variant.kernel, variant.index);
+            }
+    progress(fmt::format("per-pixel figures ({})", data.figures_source.empty() ? "none" : data.figures_source));
+    figures.simulate_all(targets, keys);
+
+    for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
+        const KernelPlan& kp = plan.kernels[k];
+        if (kp.dims.empty()) continue;
+        KernelEvidence e;
+        e.kernel = kp.kernel;
+        e.dim = dims[k];
+        e.graded_symbol = symbol_name_for(hosts.student().executable(), kp.graded_address).value_or("");
+        e.graded_jumps_to = jump_target(hosts.student(), kp.graded_address);
+        e.tile_sweep = std::move(sweeps[k]);
+        e.result = results[k];
+        e.result.variants.clear();
+        for (std::size_t v = 0; v < kp.variants.size(); ++v) {
+            const DimResult* d = timed(k, v);
+            CacheFigures f = figures.of(d, kp.kernel, kp.variants[v].index);
+            if (kp.variants[v].index == Variant::kGraded) e.graded_registered = false;
+            if (!is_comparison(kp.variants[v])) {
+                e.result.variants.push_back(results[k].variants[v]);
+                e.figures.push_back(std::move(f));
+                continue;
+            }
+            FunctionEvidence fe{results[k].variants[v].name, d ? std::optional(d->cpe) : std::nullopt,
+                                !d || d->converged, std::move(f)};
+            if (kp.variants[v].index == Variant::kOracle)
+                e.naive = std::move(fe);
+            else
+                e.reference = std::move(fe);
+        }
+        e.result.best = fastest(e.result.variants);
+        data.kernels.push_back(std::move(e));
+    }
+    return data;
+}
+
+CacheFigures figures_from(const CounterValues& rows) {
+    CacheFigures f;
+    for (const auto& [label, value] : rows) {
+        if (label == "D1 rd miss/px (sim)" || label == "L1D miss/px") f.d1_read = value;
+        if (label == "D1 wr miss/px (sim)") f.d1_write = value;
+        if (label == "LL miss/px (sim)" || label == "LLC miss/px") f.ll = value;
+        if (label == "Ir/px (sim)" || label == "instr/px") f.instructions = value;
+    }
+    return f;
+}
+
+std::optional<double> CacheFigures::d1() const {
+    if (!d1_read) return std::nullopt;
+    return *d1_read + d1_write.value_or(0);
+}
+
+}  // namespace perflab

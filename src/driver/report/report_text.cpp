@@ -1,0 +1,140 @@
+#include <fmt/format.h>
+
+#include "report.hpp"
+
+namespace perflab {
+namespace {
+
+std::string rgb(const pixel& p) { return fmt::format("{{{},{},{}}}", p.red, p.green, p.blue); }
+
+std::string cache_line(const CacheLevel& c) {
+    return fmt::format("L{} {} {} KiB{}{} ({}{})", c.level, c.type, c.size_bytes >> 10,
+                       c.ways ? fmt::format(" {}-way", c.ways) : "", c.line_bytes ? fmt::format(" {} B lines", c.line_bytes) : "",
+                       c.source, c.plausible ? "" : "; implausible, ignored");
+}
+
+}  // namespace
+
+void TextReport::header(const RunResult& run) {
+    if (run.team) {
+        const Team& t = *run.team;
+        fmt::print(out_, "Teamname: {}\nMember 1: {}\nEmail 1: {}\n", t.team, t.name1, t.email1);
+        if (!t.name2.empty()) fmt::print(out_, "Member 2: {}\nEmail 2: {}\n", t.name2, t.email2);
+        fmt::print(out_, "\n");
+    }
+    if (options_.verbose) {
+        fmt::print(out_, "Clock: {}\n", run.clock.description);
+        if (run.clock.pinned_cpu >= 0)
+            fmt::print(out_, "Pinned to CPU {} while timing\n", run.clock.pinned_cpu);
+        else
+            fmt::print(out_, "Not pinned ({}): figures may include migrations\n", run.clock.pin_error);
+        fmt::print(out_, "CPU: {} ({} logical CPUs)\n", run.machine.cpu_model, run.machine.logical_cpus);
+        for (const auto& c : run.machine.caches) fmt::print(out_, "Cache: {}\n", cache_line(c));
+        fmt::print(out_, "Cache cleared before each sample by touching {} KiB\n", run.config.cache_clear_bytes >> 10);
+        fmt::print(out_, "K-best: K={} epsilon={} max samples={}; inputs {}; baseline {}\n\n", run.config.kbest.k,
+                   run.config.kbest.epsilon, run.config.kbest.max_samples,
+                   run.config.seed ? fmt::format("from seed {}", *run.config.seed) : "from a secret key",
+                   run.config.baseline_mode);
+    }
+}
+
+void TextReport::kernel_started(const KernelResult& kernel) {
+    if (!kernel.notice.empty()) fmt::print(out_, "{}: {}\n\n", kernel_title(kernel.kernel), kernel.notice);
+    if (!kernel.speed_of_light) return;
+    std::string dims = "Dim\t", cpes = "memcpy CPEs";
+    for (const auto& d : kernel.speed_of_light->dims) {
+        dims += fmt::format("\t{}", d.dim);
+        cpes += fmt::format("\t{:.2f}", d.cpe);
+    }
+    fmt::print(out_, "{}: Speed of light = memcpy of the same bytes (not scored):\n{}\n{}\n\n",
+               kernel_title(kernel.kernel), dims, cpes);
+}
+
+void TextReport::variant(const KernelResult& kernel, const VariantResult& v) {
+    fmt::print(out_, "{}: Version = {}:\n", kernel_title(kernel.kernel), v.name);
+    if (v.failure) {
+        const CheckFailure& f = *v.failure;
+        if (f.during_timing)
+            fmt::print(out_, "\nA timed call, on fresh input, gave a wrong result (a kernel that replays an "
+                             "earlier answer fails here):");
+        if (f.first && (f.kind == CheckFailure::Kind::wrong_result || f.kind == CheckFailure::Kind::unwritten)) {
+            fmt::print(out_, "\nERROR: Dimension={}, {} errors\n", f.dim, f.wrong_pixels);
+            if (f.unwritten_pixels)
+                fmt::print(out_, "{} of them left unwritten (still holding the poison the driver filled dst with)\n",
+                           f.unwritten_pixels);
+            fmt::print(out_, "You have dst[{}][{}].{{red,green,blue}} = {}\n", f.first->row, f.first->col,
+                       rgb(f.first->actual));
+            fmt::print(out_, "It should be dst[{}][{}].{{red,green,blue}} = {}\n\n", f.first->row, f.first->col,
+                       rgb(f.first->expected));
+        } else {
+            fmt::print(out_, "\nERROR: Dimension={}, {}\n\n", f.dim, f.detail);
+        }
+        return;
+    }
+    std::string dims = "Dim\t", cpes = "Your CPEs", base = "Baseline CPEs", speed = "Speedup\t", samples = "Samples\t";
+    bool unconverged = false;
+    for (const auto& d : v.dims) {
+        dims += fmt::format("\t{}", d.dim);
+        cpes += fmt::format("\t{:.1f}{}", d.cpe, d.converged ? "" : "*");
+        base += fmt::format("\t{:.1f}", d.baseline_cpe);
+        speed += fmt::format("\t{:.1f}", d.speedup);
+        samples += fmt::format("\t{}", d.samples);
+        unconverged |= !d.converged;
+    }
+    fmt::print(out_, "{}\tMean\n{}\n{}\n{}\t{:.1f}\n", dims, cpes, base, speed, v.mean_speedup);
+    if (kernel.speed_of_light) {
+        std::string row = "x memcpy";
+        for (std::size_t i = 0; i < v.dims.size() && i < kernel.speed_of_light->dims.size(); ++i)
+            row += fmt::format("\t{:.1f}", v.dims[i].cpe / kernel.speed_of_light->dims[i].cpe);
+        fmt::print(out_, "{}\n", row);
+    }
+    if (options_.verbose) fmt::print(out_, "{}\n", samples);
+    // Counter and simulation rows, one per event, under the classic table.
+    for (auto member : {&DimResult::counters, &DimResult::simulated}) {
+        if (v.dims.empty() || (v.dims.front().*member).empty()) continue;
+        for (std::size_t e = 0; e < (v.dims.front().*member).size(); ++e) {
+            std::string row = (v.dims.front().*member)[e].first;
+            for (const auto& d : v.dims)
+                row += e < (d.*member).size() ? fmt::format("\t{:.2f}", (d.*member)[e].second) : "\t-";
+            fmt::print(out_, "{}\n", row);
+        }
+    }
+    if (unconverged && !explained_unconverged_) {
+        fmt::print(out_, "* did not converge: the K fastest samples never agreed within epsilon, so this CPE is "
+                         "less certain; rerun on a quieter machine or raise --max-samples\n");
+        explained_unconverged_ = true;
+    }
+    fmt::print(out_, "\n");
+}
+
+void TextReport::summary(const RunResult& run) {
+    auto best_mean = [&](Kernel k) {
+        const KernelResult* kr = run.find(k);
+        return kr && kr->best ? kr->variants[*kr->best].mean_speedup : 0.0;
+    };
+    if (options_.autograder) {
+        fmt::print(out_, "\nbestscores:{:.1f}:{:.1f}:\n", best_mean(Kernel::rotate), best_mean(Kernel::smooth));
+        return;
+    }
+    fmt::print(out_, "Summary of Your Best Scores:\n");
+    for (const auto& kr : run.kernels) {
+        if (kr.best)
+            fmt::print(out_, "  {}: {:.1f} ({})\n", kernel_title(kr.kernel), kr.variants[*kr.best].mean_speedup,
+                       kr.variants[*kr.best].name);
+        else
+            fmt::print(out_, "  {}: 0.0 ({})\n", kernel_title(kr.kernel),
+                       kr.variants.empty() ? "no variant registered" : "no variant passed the check");
+    }
+    if (options_.show_score && run.total_points) {
+        std::string line = "Score:";
+        double max_total = 0;
+        for (const auto& kr : run.kernels) {
+            if (!kr.points) continue;
+            line += fmt::format(" {} {:.1f}/{:g} ", kernel_title(kr.kernel), *kr.points, kr.max_points);
+            max_total += kr.max_points;
+        }
+        fmt::print(out_, "{} Total {:.1f}/{:g}\n", line, *run.total_points, max_total);
+    }
+}
+
+}  // namespace perflab

@@ -1,0 +1,84 @@
+/* The kernel host's side of the conversation with the trusted driver, in C so that
+ * the host (linked with the student's kernels.c) and the driver (C++) read the same
+ * layout. The driver creates a small memfd holding one perflab_host_control, passes
+ * its descriptor to the host (kernel-host --fd N) and drives the host with commands.
+ *
+ * Nothing the host writes here is trusted: the driver reads the registration only
+ * to name things, checks every result itself, and measures time from outside (the
+ * host's CPU-time clock). Images live in the host's own memory (transparent huge
+ * pages, which shared memory does not get here); the driver writes and reads them
+ * with process_vm_writev/readv. */
+#ifndef PERFLAB_HOST_PROTOCOL_H
+#define PERFLAB_HOST_PROTOCOL_H
+
+#include <stdint.h>
+
+#define PERFLAB_HOST_MAGIC 0x70686f73u /* "phos" */
+#define PERFLAB_HOST_VERSION 1u
+
+#define PERFLAB_HOST_MAX_VARIANTS 256
+#define PERFLAB_HOST_TEXT_MAX 512 /* bytes, with the terminating NUL */
+
+/* What the driver asks. */
+enum perflab_host_op {
+    PERFLAB_HOST_OP_NONE = 0,
+    PERFLAB_HOST_OP_LAYOUT = 1, /* make images for `dim`, report where they are */
+    PERFLAB_HOST_OP_CALL = 2,   /* call (kernel, variant) on the images once */
+    PERFLAB_HOST_OP_QUIT = 3
+};
+
+/* Which function a CALL runs: an index among the kernel's registered variants, or
+ * one of these. A trusted host (the driver's own reference host) understands more. */
+#define PERFLAB_HOST_GRADED (-2)   /* rotate() or smooth() themselves */
+#define PERFLAB_HOST_NOTHING (-5)  /* return at once: the cost of the call itself */
+
+struct perflab_host_image {
+    uint64_t region;       /* first writable byte around the image (host address) */
+    uint64_t region_bytes; /* writable bytes from `region`; guard pages lie outside */
+    uint64_t pixels;       /* the image's first pixel (host address) */
+};
+
+struct perflab_host_text {
+    int32_t present; /* 0: the student's pointer was NULL */
+    char text[PERFLAB_HOST_TEXT_MAX];
+};
+
+struct perflab_host_variant {
+    int32_t kernel;   /* 0 rotate, 1 smooth */
+    uint64_t address; /* the function's address in the host: tells which variant rotate() is */
+    struct perflab_host_text description;
+};
+
+struct perflab_host_control {
+    uint32_t magic;
+    uint32_t version;
+    /* Futex words. The driver bumps `request` after filling in a command; the host
+     * copies it to `reply` when the command is done. */
+    uint32_t request;
+    uint32_t reply;
+    int32_t op;
+    int32_t kernel;
+    int32_t variant;
+    int32_t dim;
+    int32_t arg;      /* a trusted host's extra argument (the tile edge of a sweep) */
+    int32_t status;   /* 0: done; else the command could not be carried out */
+
+    struct perflab_host_image src, dst; /* after LAYOUT */
+
+    /* Written by the host's fatal-signal handler just before it dies. */
+    int32_t fault_signal;
+    int32_t fault_code; /* si_code: tells an integer division by zero from a float trap */
+    uint64_t fault_address;
+
+    /* Filled once, before the host's first reply. */
+    int32_t registered; /* 1 once the registration functions returned */
+    struct perflab_host_text team[5]; /* team, name1, email1, name2, email2 */
+    struct perflab_host_text kernels_path, kernels_sha256, kcflags;
+    int64_t build_time;
+    uint64_t graded_address[2]; /* rotate, smooth */
+    int32_t variant_count;
+    int32_t dropped_variants; /* registered past PERFLAB_HOST_MAX_VARIANTS */
+    struct perflab_host_variant variants[PERFLAB_HOST_MAX_VARIANTS];
+};
+
+#endif

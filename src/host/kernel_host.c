@@ -1,0 +1,265 @@
+/* The kernel host: the small program that runs a kernels.c's functions for the
+ * trusted driver, which never maps student code itself. It is linked (statically)
+ * with one kernels file and provides the C surface defs.h promises:
+ * add_rotate_function, add_smooth_function and main. Every other name here is
+ * static or carries the perflab_host_ prefix, so no name a student picks collides.
+ *
+ *   kernel-host --fd N               serve the driver through the control block on fd N
+ *   kernel-host --simulate K:V:D:N:A  call variant V of kernel K (0 rotate, 1 smooth)
+ *                                     N times at dimension D (A: the extra argument),
+ *                                     for the cache simulation under valgrind
+ *
+ * Nothing here is trusted by the driver: it is the student's process. It only has
+ * to be convenient for an honest kernels.c: guard pages around the images, and a
+ * note of the fatal signal that ends it. */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "defs.h"
+#include "host_protocol.h"
+
+/* The extra argument of the current call, for a trusted host's own functions. */
+int perflab_host_arg;
+
+/* What mk/link-host.sh records about the kernels file (weak: a host linked
+ * without it reports nothing). */
+extern const char perflab_build_kernels_path[] __attribute__((weak));
+extern const char perflab_build_kernels_sha256[] __attribute__((weak));
+extern const char perflab_build_kcflags[] __attribute__((weak));
+extern const long perflab_build_time __attribute__((weak));
+
+struct host_variant {
+    int kernel;
+    lab_test_func fn;
+    const char *description;
+};
+
+static struct host_variant host_variants[PERFLAB_HOST_MAX_VARIANTS];
+static int host_variant_count, host_dropped;
+static volatile struct perflab_host_control *host_control;
+
+static void host_add(int kernel, lab_test_func fn, const char *description) {
+    if (host_variant_count == PERFLAB_HOST_MAX_VARIANTS) {
+        ++host_dropped;
+        return;
+    }
+    host_variants[host_variant_count].kernel = kernel;
+    host_variants[host_variant_count].fn = fn;
+    host_variants[host_variant_count].description = description;
+    ++host_variant_count;
+}
+
+void add_rotate_function(lab_test_func fn, char *description) { host_add(0, fn, description); }
+void add_smooth_function(lab_test_func fn, char *description) { host_add(1, fn, description); }
+
+static void host_nothing(int dim, pixel *src, pixel *dst) {
+    (void)dim, (void)src, (void)dst;
+}
+
+static lab_test_func host_lookup(int kernel, int variant) {
+    if (variant == PERFLAB_HOST_NOTHING) return host_nothing;
+    if (variant == PERFLAB_HOST_GRADED) return kernel == 0 ? rotate : smooth;
+    for (int i = 0, seen = 0; i < host_variant_count; ++i)
+        if (host_variants[i].kernel == kernel && seen++ == variant) return host_variants[i].fn;
+    return NULL;
+}
+
+static void host_text(volatile struct perflab_host_text *out, const char *text) {
+    out->present = text != NULL;
+    if (!text) return;
+    size_t n = strnlen(text, PERFLAB_HOST_TEXT_MAX - 1);
+    memcpy((char *)out->text, text, n);
+    out->text[n] = '\0';
+}
+
+/* ---- images: guard pages around, huge pages inside, pixels at the back ---- */
+
+struct host_image {
+    unsigned char *map;
+    size_t map_bytes;
+    unsigned char *usable;
+    size_t usable_bytes;
+    pixel *pixels;
+};
+
+enum { host_huge = 2u << 20, host_alignment = 32 };
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+static int host_image_make(struct host_image *im, int dim) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t bytes = (size_t)dim * (size_t)dim * sizeof(pixel);
+    if (im->map) munmap(im->map, im->map_bytes);
+    memset(im, 0, sizeof *im);
+    /* Whole huge pages, so the physically indexed L2 sees the same page colouring
+     * on every run (with 4 KiB pages a naive rotate at 512 swings by 2x). */
+    im->usable_bytes = round_up(bytes + host_alignment + page, host_huge);
+    im->map_bytes = im->usable_bytes + 2 * host_huge;
+    void *p = mmap(NULL, im->map_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    im->map = p;
+    im->usable = (unsigned char *)round_up((uintptr_t)im->map + page, host_huge);
+    if (mprotect(im->usable, im->usable_bytes, PROT_READ | PROT_WRITE) != 0) return -1;
+    madvise(im->usable, im->usable_bytes, MADV_HUGEPAGE);
+    /* The pixels end as close to the back guard page as alignment allows. */
+    uintptr_t end = (uintptr_t)(im->usable + im->usable_bytes);
+    im->pixels = (pixel *)((end - bytes) & ~(uintptr_t)(host_alignment - 1));
+    /* Touch every page now, so the first timed call does not pay for faults. */
+    memset(im->usable, 0, im->usable_bytes);
+    return 0;
+}
+
+static void host_image_report(const struct host_image *im, volatile struct perflab_host_image *out) {
+    out->region = (uint64_t)(uintptr_t)im->usable;
+    out->region_bytes = im->usable_bytes;
+    out->pixels = (uint64_t)(uintptr_t)im->pixels;
+}
+
+/* ---- the fatal signal that ends a kernel, noted for the driver's message ---- */
+
+static void host_on_fatal(int sig, siginfo_t *info, void *context) {
+    (void)context;
+    if (host_control) {
+        host_control->fault_signal = sig;
+        host_control->fault_code = info ? info->si_code : 0;
+        host_control->fault_address = info ? (uint64_t)(uintptr_t)info->si_addr : 0;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void host_catch_fatal_signals(void) {
+    /* A kernel that overruns its stack can only be noted from another stack. */
+    static char alt_stack[1 << 16];
+    stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack};
+    sigaltstack(&ss, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = host_on_fatal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) sigaction(fatal[i], &sa, NULL);
+}
+
+/* ---- serving the driver ---- */
+
+static long host_futex(volatile uint32_t *word, int op, uint32_t value) {
+    return syscall(SYS_futex, word, op, value, NULL, NULL, 0);
+}
+
+static void host_register(volatile struct perflab_host_control *c) {
+    register_rotate_functions();
+    register_smooth_functions();
+    const char *fields[5] = {team.team, team.name1, team.email1, team.name2, team.email2};
+    for (int i = 0; i < 5; ++i) host_text(&c->team[i], fields[i]);
+    host_text(&c->kernels_path, perflab_build_kernels_path);
+    host_text(&c->kernels_sha256, perflab_build_kernels_sha256);
+    host_text(&c->kcflags, perflab_build_kcflags);
+    c->build_time = &perflab_build_time ? perflab_build_time : 0;
+    for (int i = 0; i < host_variant_count; ++i) {
+        c->variants[i].kernel = host_variants[i].kernel;
+        c->variants[i].address = (uint64_t)(uintptr_t)host_variants[i].fn;
+        host_text(&c->variants[i].description, host_variants[i].description);
+    }
+    c->graded_address[0] = (uint64_t)(uintptr_t)rotate;
+    c->graded_address[1] = (uint64_t)(uintptr_t)smooth;
+    c->variant_count = host_variant_count;
+    c->dropped_variants = host_dropped;
+    c->registered = 1;
+}
+
+static int host_carry_out(volatile struct perflab_host_control *c, struct host_image *src, struct host_image *dst) {
+    switch (c->op) {
+        case PERFLAB_HOST_OP_LAYOUT:
+            if (c->dim <= 0 || host_image_make(src, c->dim) != 0 || host_image_make(dst, c->dim) != 0) return 1;
+            host_image_report(src, &c->src);
+            host_image_report(dst, &c->dst);
+            return 0;
+        case PERFLAB_HOST_OP_CALL: {
+            lab_test_func fn = host_lookup(c->kernel, c->variant);
+            if (!fn || (!src->pixels && c->variant != PERFLAB_HOST_NOTHING)) return 1;
+            perflab_host_arg = c->arg;
+            fn(c->dim, src->pixels, dst->pixels);
+            return 0;
+        }
+        case PERFLAB_HOST_OP_QUIT:
+            _exit(0);
+    }
+    return 1;
+}
+
+static int host_serve(int fd) {
+    void *p = mmap(NULL, sizeof(struct perflab_host_control), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "kernel-host: no control block on fd %d: run ./driver, which starts this program\n", fd);
+        return 2;
+    }
+    volatile struct perflab_host_control *c = p;
+    if (c->magic != PERFLAB_HOST_MAGIC || c->version != PERFLAB_HOST_VERSION) {
+        fprintf(stderr, "kernel-host: this driver speaks another protocol: rebuild with make\n");
+        return 2;
+    }
+    host_control = c;
+    host_catch_fatal_signals();
+    host_register(c);
+    struct host_image src = {0}, dst = {0};
+    /* The driver's first request, already there, is this registration. */
+    uint32_t done = __atomic_load_n(&c->request, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&c->reply, done, __ATOMIC_RELEASE);
+    host_futex(&c->reply, FUTEX_WAKE, 1);
+    for (;;) {
+        uint32_t request;
+        while ((request = __atomic_load_n(&c->request, __ATOMIC_ACQUIRE)) == done)
+            host_futex(&c->request, FUTEX_WAIT, done);
+        c->status = host_carry_out(c, &src, &dst);
+        done = request;
+        __atomic_store_n(&c->reply, done, __ATOMIC_RELEASE);
+        host_futex(&c->reply, FUTEX_WAKE, 1);
+    }
+}
+
+/* ---- the cache simulation's run: no driver, deterministic images ---- */
+
+static int host_simulate(const char *spec) {
+    int kernel, variant, dim, calls, arg;
+    if (sscanf(spec, "%d:%d:%d:%d:%d", &kernel, &variant, &dim, &calls, &arg) != 5 || dim <= 0) {
+        fprintf(stderr, "kernel-host: --simulate wants KERNEL:VARIANT:DIM:CALLS:ARG, not '%s'\n", spec);
+        return 2;
+    }
+    register_rotate_functions();
+    register_smooth_functions();
+    lab_test_func fn = host_lookup(kernel, variant);
+    struct host_image src = {0}, dst = {0};
+    if (!fn || host_image_make(&src, dim) != 0 || host_image_make(&dst, dim) != 0) {
+        fprintf(stderr, "kernel-host: no variant %d of kernel %d, or no memory for dimension %d\n", variant, kernel,
+                dim);
+        return 2;
+    }
+    /* Any full-range values will do: rotate and smooth touch memory the same way
+     * whatever the pixels hold. */
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    unsigned short *words = (unsigned short *)src.pixels;
+    for (size_t i = 0; i < (size_t)dim * (size_t)dim * 3; ++i) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        words[i] = (unsigned short)x;
+    }
+    perflab_host_arg = arg;
+    for (int i = 0; i < calls; ++i) fn(dim, src.pixels, dst.pixels);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--simulate") == 0) return host_simulate(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--fd") == 0) return host_serve(atoi(argv[2]));
+    fprintf(stderr, "usage: kernel-host --fd N (started by ./driver) | kernel-host --simulate K:V:D:N:A\n");
+    return 2;
+}
