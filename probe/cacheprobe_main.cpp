@@ -1,9 +1,9 @@
 // cacheprobe: measures the line size, the data-cache capacities and latencies and the
 // L1d ways, prints them beside what the OS/CPUID reports, and saves them for the
 // driver's tile advice and the cache simulation. See docs/probe.md.
-#include "affinity.hpp"
-#include "atomic_file.hpp"
-#include "clock.hpp"
+#include "common/affinity.hpp"
+#include "common/atomic_file.hpp"
+#include "common/clock.hpp"
 #include "hierarchy.hpp"
 #include "probe_result.hpp"
 

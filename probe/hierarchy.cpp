@@ -3,7 +3,7 @@
 #include "huge_buffer.hpp"
 #include "latency.hpp"
 #include "line_size.hpp"
-#include "machine.hpp"
+#include "common/machine.hpp"
 
 #include <algorithm>
 #include <bit>

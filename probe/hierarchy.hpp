@@ -2,7 +2,7 @@
 // OS/CPUID reports, and puts both into one ProbeResult. Prints nothing.
 #pragma once
 
-#include "clock.hpp"
+#include "common/clock.hpp"
 #include "probe_result.hpp"
 
 #include <cstddef>

@@ -6,9 +6,7 @@ PROBE_LIB_SOURCES := probe/huge_buffer.cpp probe/latency.cpp \
                      probe/hierarchy.cpp probe/mountain.cpp
 PROBE_LIB := $(B)/lib/libprobe.a
 # What they share with the driver: the clock, pinning, machine facts, K-best.
-PROBE_DRIVER_OBJECTS := $(B)/obj/src/driver/clock.o $(B)/obj/src/driver/machine.o \
-                        $(B)/obj/src/driver/affinity.o $(B)/obj/src/driver/sampler.o \
-                        $(B)/obj/src/driver/atomic_file.o $(B)/obj/src/driver/statistics.o
+PROBE_DRIVER_OBJECTS := $(patsubst %,$(B)/obj/src/common/%.o,clock machine affinity sampler atomic_file statistics)
 
 $(PROBE_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(PROBE_LIB_SOURCES))
 	@mkdir -p $(dir $@)

@@ -1,6 +1,6 @@
 #include "knees.hpp"
 
-#include "machine.hpp"
+#include "common/machine.hpp"
 
 #include <algorithm>
 #include <array>

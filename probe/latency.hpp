@@ -3,8 +3,8 @@
 // prefetchers (which would need to know the next address) have nothing to work on.
 #pragma once
 
-#include "clock.hpp"
-#include "sampler.hpp"
+#include "common/clock.hpp"
+#include "common/sampler.hpp"
 #include "knees.hpp"
 
 #include <cstddef>

@@ -6,7 +6,7 @@
 // prefetching makes report 128 B for a 64 B line.
 #pragma once
 
-#include "clock.hpp"
+#include "common/clock.hpp"
 #include "latency.hpp"
 
 #include <vector>

@@ -2,8 +2,8 @@
 // (temporal locality) and stride (spatial locality), measured as the textbook does.
 #pragma once
 
-#include "clock.hpp"
-#include "sampler.hpp"
+#include "common/clock.hpp"
+#include "common/sampler.hpp"
 
 #include <cstddef>
 #include <vector>

@@ -1,11 +1,11 @@
 // mountain: the CS:APP memory mountain - read throughput over working-set sizes and
 // strides - as a table, a CSV and, with gnuplot, a 3-D PNG. See docs/probe.md.
-#include "affinity.hpp"
-#include "atomic_file.hpp"
-#include "clock.hpp"
+#include "common/affinity.hpp"
+#include "common/atomic_file.hpp"
+#include "common/clock.hpp"
 #include "huge_buffer.hpp"
 #include "latency.hpp"
-#include "machine.hpp"
+#include "common/machine.hpp"
 #include "mountain.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,6 +1,6 @@
 #include "probe_result.hpp"
 
-#include "atomic_file.hpp"
+#include "common/atomic_file.hpp"
 
 #include <cerrno>
 #include <cstdio>
