@@ -64,6 +64,6 @@ include tests/tests.mk
 all: $(ALL_TARGETS)
 
 clean:
-	rm -rf $(B) driver grader cacheprobe mountain cachesim  # the binaries, not src/
+	rm -rf $(B) driver kernel-host reference-host grader cacheprobe mountain cachesim  # the binaries, not src/
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
