@@ -21,4 +21,4 @@ TEST_LIBS    += $(GRADER_LIB)
 TEST_PREREQS += $(GRADER_BIN) $(REFERENCE_DRIVER)
 
 # The grader's tests include its headers by bare name, like the driver's.
-$(B)/obj/tests/test_grader.o: PERFLAB_CXXFLAGS += -Isrc/grader
+$(B)/obj/tests/test_grader.o $(B)/obj/tests/test_slurm.o: PERFLAB_CXXFLAGS += -Isrc/grader

@@ -114,8 +114,10 @@ std::string field(const std::string& line, const std::string& key) {
     return "";
 }
 
+// Also refuses Slurm's NO_VAL (4294967294), which squeue shows for an array's
+// pending remainder in some states and which no task index reaches.
 bool all_digits(const std::string& s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -325,6 +327,7 @@ private:
     std::vector<Submission> active_;
     std::vector<std::string> retry_;
     std::set<std::string> failed_ids_;
+    std::set<std::string> known_arrays_;  // arrays scontrol still had a record of at the last look
     json state_;
     std::unique_ptr<Progress> progress_;
     std::size_t baselines_seen_ = std::size_t(-1);
@@ -438,17 +441,26 @@ TaskEnd SlurmBatch::task_end(const std::string& job, int task, std::map<std::str
         Finished f = run_tool({"sacct", "-n", "-P", "-X", "-j", job, "-o", "JobID,State,ExitCode,NodeList"});
         if (f.exited_ok()) ends = parse_sacct(f.output, job);
         Finished c = run_tool({"scontrol", "-o", "show", "job", job});
+        known_arrays_.erase(job);
         if (c.exited_ok()) {
             for (auto& [t, e] : parse_scontrol_jobs(c.output)) {
                 // scontrol has the Reason that sacct lacks; sacct wins on the state.
                 if (ends.count(t)) ends[t].reason = e.reason;
                 else ends[t] = e;
             }
+            // A pending task that scancel removed leaves no record of its own in
+            // slurmctld: it just drops out of the array's pending set. A task the
+            // array still knows but that is in neither set never ran.
+            if (!c.output.empty()) known_arrays_.insert(job);
         }
         cache[job] = ends;
     }
     auto it = cache[job].find(task);
     if (it != cache[job].end()) return it->second;
+    if (known_arrays_.count(job))
+        return {"CANCELLED", "", "", "",
+                "scontrol: the array no longer lists the task as pending and has no record of it running, which is "
+                "what scancel of a pending task leaves"};
     return {"UNKNOWN", "", "", "",
             "neither sacct (no accounting data) nor scontrol (the job is older than MinJobAge) knows it"};
 }
