@@ -591,7 +591,9 @@ int SlurmBatch::run() {
         std::set<std::string> ids;
         for (const auto& [id, h] : handins_) ids.insert(id);
         store_.forget(ids);
+        // The old run's records and baseline summaries describe the old grading.
         fs::remove_all(files_.records_dir());
+        fs::remove_all(files_.baselines_dir());
         files_.create();
         state_["submissions"] = json::array();
         state_["attempts"] = json::object();
