@@ -25,7 +25,9 @@ PERFLAB_LDLIBS   := -lfmt -lpfm -lsodium -lm -pthread
 # Debian packages the build needs; mk/deps.sh installs them or prints the command.
 DEPS_PACKAGES := g++ make binutils libfmt-dev libpfm4-dev libcli11-dev nlohmann-json3-dev \
                  libtomlplusplus-dev libsodium-dev
-TEST_PACKAGES := catch2 valgrind gnuplot-nox
+# slurmctld, slurmd, slurm-client and munge: the Slurm tests start a one-node
+# cluster on 127.0.0.1 (tests/slurm/cluster.sh).
+TEST_PACKAGES := catch2 valgrind gnuplot-nox slurmctld slurmd slurm-client munge
 DEPS_STAMP := $(B)/.deps-ok
 
 $(DEPS_STAMP): mk/deps.sh

@@ -97,6 +97,17 @@ std::string build_driver(const std::string& kernels_source, const std::string& e
     return dir + "/driver";
 }
 
+std::string fixture_handin(const std::string& name) {
+    static const std::string common = read_file(repo("tests/fixtures/handins/common.inc"));
+    std::string text = read_file(repo("tests/fixtures/handins/" + name + ".c"));
+    if (text.empty()) throw std::runtime_error("no fixture hand-in tests/fixtures/handins/" + name + ".c");
+    auto at = text.find("HANDIN_COMMON\n");
+    if (at != std::string::npos) text.replace(at, std::string("HANDIN_COMMON\n").size(), common);
+    std::string path = repo("build/tests/handins/" + name + ".c");
+    write_file(path, text);
+    return path;
+}
+
 std::vector<std::string> lines_starting_with(const std::string& text, const std::string& prefix) {
     std::vector<std::string> out;
     std::istringstream in(text);

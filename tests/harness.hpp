@@ -26,6 +26,11 @@ std::string repo(const std::string& relative);
 // exactly as `make KERNELS=...` links one; cached by name under build/tests/drivers.
 std::string build_driver(const std::string& kernels_source, const std::string& extra_kcflags = "");
 
+// A fixture hand-in (tests/fixtures/handins/NAME.c) as a student would hand it in:
+// one self-contained kernels.c, the case's own lines with the lines every case
+// shares (common.inc) in place of HANDIN_COMMON, written under build/tests/handins.
+std::string fixture_handin(const std::string& name);
+
 // A fresh empty directory under build/tests/tmp, removed first if it exists.
 std::string scratch_dir(const std::string& name);
 

@@ -33,18 +33,7 @@ std::vector<std::string> grade_argv(const std::string& handins, const std::strin
             "--wall-timeout", "8"};
 }
 
-// A fixture hand-in as a student would hand it in: one self-contained kernels.c,
-// made of the case's own lines and the lines every case shares (common.inc).
-std::string fixture(const std::string& name) {
-    static const std::string common = test::read_file(repo("tests/fixtures/handins/common.inc"));
-    std::string text = test::read_file(repo("tests/fixtures/handins/" + name + ".c"));
-    REQUIRE(!text.empty());
-    auto at = text.find("HANDIN_COMMON\n");
-    if (at != std::string::npos) text.replace(at, std::string("HANDIN_COMMON\n").size(), common);
-    std::string path = repo("build/tests/handins/" + name + ".c");
-    test::write_file(path, text);
-    return path;
-}
+std::string fixture(const std::string& name) { return test::fixture_handin(name); }
 
 std::vector<std::string> fixture_names() {
     std::vector<std::string> names;

@@ -24,11 +24,23 @@ std::string make_work_root() {
     return tmpl;
 }
 
+}  // namespace
+
 std::string summary(const Record& r) {
     return r.status == Status::ok ? fmt::format("ok, {:.1f} points", r.total) : status_id(r.status) + ": " + r.reason;
 }
 
-}  // namespace
+std::string host_name() {
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    return host;
+}
+
+void commit_graded(const std::string& out, ResultsStore& store, const Graded& g) {
+    write_file_atomically(out + "/feedback/" + g.record.id + ".txt", g.feedback);
+    store.append(g.record);
+    write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
+}
 
 int run_batch(const BatchSettings& s) {
     fs::create_directories(fs::path(s.out_dir) / "feedback");
@@ -79,14 +91,14 @@ int run_batch(const BatchSettings& s) {
         progress.note(fmt::format("baseline measured after {} hand-ins: {}", graded, baseline));
     };
 
+    const std::string host = host_name();
     for (std::size_t i = 0; i < todo.size(); ++i) {
         if (i % std::max<std::size_t>(s.recalibrate_every, 1) == 0) recalibrate(i);
         const Handin& h = todo[i];
+        progress.queue(1, todo.size() - i - 1, 0);
         Graded g = grade_handin(h, grade, baseline, work_root + "/handin");
-        // Feedback first: a record in results.jsonl promises its feedback exists.
-        write_file_atomically(out + "/feedback/" + h.id + ".txt", g.feedback);
-        store.append(g.record);
-        write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
+        g.record.node = host;
+        commit_graded(out, store, g);
         progress.done(h.id, summary(g.record));
     }
     progress.finish();

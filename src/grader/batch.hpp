@@ -7,6 +7,7 @@
 #include <string>
 
 #include "grade.hpp"
+#include "results_store.hpp"
 
 namespace perflab::grader {
 
@@ -20,5 +21,14 @@ struct BatchSettings {
 
 // Returns the process exit status: 0 when every hand-in has a record.
 int run_batch(const BatchSettings& settings);
+
+// What every batch (local or Slurm) does with a graded hand-in: its feedback
+// first (a record promises its feedback exists), then the record, then the
+// gradebook rewritten from all records.
+void commit_graded(const std::string& out_dir, ResultsStore& store, const Graded& graded);
+// The one-line summary the progress shows for a record.
+std::string summary(const Record& r);
+// This machine's host name, as records and batch.json name it.
+std::string host_name();
 
 }  // namespace perflab::grader

@@ -11,6 +11,7 @@
 #include "batch.hpp"
 #include "platforms.hpp"
 #include "policy_calibration.hpp"
+#include "slurm.hpp"
 #include "static_checks.hpp"
 #include "trusted_sources.hpp"
 
@@ -80,6 +81,39 @@ int run(int argc, char** argv) {
     grade->add_option("--baseline", batch.fixed_baseline, "A fixed baseline TOML instead of measuring one")
         ->option_text("FILE");
     add_common(*grade, grade_opts);
+    SlurmSettings slurm;
+    bool use_slurm = false;
+    std::optional<std::string> partition, exclusive, sbatch_args;
+    std::optional<std::size_t> array_limit, shard_size;
+    std::optional<int> slurm_cpus, slurm_retries, slurm_time;
+    grade->add_flag("--slurm", use_slurm, "Grade on a Slurm cluster: a job array, one hand-in (or shard) per task")
+        ->group("Slurm");
+    grade->add_option("--partition", partition, "Slurm partition (default: the cluster's default)")
+        ->option_text("P")->group("Slurm");
+    grade->add_option("--array-limit", array_limit, "Most array tasks running at once (default: no limit)")
+        ->option_text("N")->group("Slurm");
+    grade->add_option("--shard-size", shard_size, "Hand-ins per array task (default 1)")
+        ->check(CLI::Range(1, 1000))->group("Slurm");
+    grade->add_option("--slurm-exclusive", exclusive, "node: a whole node per task (default); cores: --slurm-cpus cores")
+        ->check(CLI::IsMember({"node", "cores"}))->group("Slurm");
+    grade->add_option("--slurm-cpus", slurm_cpus, "CPUs per task with --slurm-exclusive cores (default 2)")
+        ->check(CLI::Range(1, 4096))->group("Slurm");
+    grade->add_option("--slurm-retries", slurm_retries, "Resubmissions of a failed, preempted or timed-out task (default 2)")
+        ->check(CLI::Range(0, 100))->group("Slurm");
+    grade->add_option("--slurm-time", slurm_time, "Time limit per task in minutes (default: from the sandbox limits)")
+        ->check(CLI::Range(1, 100000))->group("Slurm");
+    grade->add_option("--slurm-poll", slurm.poll_seconds, "Seconds between squeue polls (default 5)")
+        ->check(CLI::Range(0.1, 3600.0))->group("Slurm");
+    grade->add_option("--sbatch-args", sbatch_args, "Extra sbatch options, e.g. \"--account=cs101 --qos=grading\"")
+        ->option_text("ARGS")->group("Slurm");
+
+    std::string task_batch;
+    int task_submission = 0, task_index = -1;
+    // Run by sbatch on a node, never by hand: hidden from --help.
+    auto* slurm_task = app.add_subcommand("slurm-task", "")->group("");
+    slurm_task->add_option("--batch", task_batch)->required();
+    slurm_task->add_option("--submission", task_submission)->required();
+    slurm_task->add_option("--task", task_index)->required();
 
     Common cal_opts;
     std::string policy_out;
@@ -110,10 +144,33 @@ int run(int argc, char** argv) {
 
     CLI11_PARSE(app, argc, argv);
 
+    if (*slurm_task) return run_slurm_task(task_batch, task_submission, task_index);
     if (*grade) {
         finish_common(grade_opts);
         batch.grade = grade_opts.grade;
-        return run_batch(batch);
+        // The policy file's [slurm] table, then the command line over it.
+        SlurmFileOptions file;
+        if (grade_opts.policy_file) file = read_slurm_options(*grade_opts.policy_file);
+        use_slurm = use_slurm || file.enabled;
+        if (!use_slurm) {
+            if (partition || array_limit || shard_size || exclusive || slurm_cpus || slurm_retries || slurm_time || sbatch_args)
+                throw std::runtime_error("Slurm options need --slurm (or enabled = true in the policy's [slurm] table)");
+            return run_batch(batch);
+        }
+        slurm.partition = partition.value_or(file.partition.value_or(""));
+        slurm.array_limit = array_limit.value_or(file.array_limit.value_or(0));
+        slurm.shard_size = shard_size.value_or(file.shard_size.value_or(1));
+        slurm.exclusive_node = exclusive.value_or(file.exclusive.value_or("node")) == "node";
+        slurm.cpus_per_task = slurm_cpus.value_or(file.cpus_per_task.value_or(2));
+        slurm.retries = slurm_retries.value_or(file.retries.value_or(2));
+        slurm.time_minutes = slurm_time.value_or(file.time_minutes.value_or(0));
+        if (sbatch_args) {
+            std::istringstream in(*sbatch_args);
+            for (std::string a; in >> a;) slurm.sbatch_args.push_back(a);
+        } else if (file.sbatch_args) {
+            slurm.sbatch_args = *file.sbatch_args;
+        }
+        return run_slurm_batch(batch, slurm);
     }
     if (*calibrate) {
         finish_common(cal_opts);

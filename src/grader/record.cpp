@@ -21,7 +21,8 @@ json to_json(const Record& r) {
             {"smooth_points", r.smooth_points},
             {"total", r.total},
             {"trials", r.trials},
-            {"baseline", r.baseline}};
+            {"baseline", r.baseline},
+            {"node", r.node}};
 }
 
 Record record_from_json(const json& j) {
@@ -39,6 +40,8 @@ Record record_from_json(const json& j) {
         r.total = j.at("total").get<double>();
         r.trials = j.at("trials").get<int>();
         r.baseline = j.at("baseline").get<std::string>();
+        // Records written before batches ran on several nodes have no node.
+        if (j.contains("node")) r.node = j.at("node").get<std::string>();
         return r;
     } catch (const json::exception& e) {
         throw std::runtime_error(e.what());

@@ -17,6 +17,7 @@ struct Record {
     double rotate_points = 0, smooth_points = 0, total = 0;
     int trials = 0;
     std::string baseline;  // the baseline file the speedups are against ("" = measured by each run)
+    std::string node;      // the host that timed it (a Slurm batch spreads over many; "" in old records)
 };
 
 nlohmann::json to_json(const Record& r);

@@ -1,0 +1,94 @@
+// The task side of a Slurm batch: `grader slurm-task --batch DIR --submission K
+// --task N`, run by sbatch on a compute node. It grades its shard with the same
+// grade_handin a local batch uses, against a baseline measured on this node,
+// and leaves one record file per hand-in for the submitting grader to commit.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "common/atomic_file.hpp"
+#include "calibration.hpp"
+#include "slurm.hpp"
+#include "static_checks.hpp"
+#include "common/toml_file.hpp"
+
+namespace perflab::grader {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+int run_slurm_task(const std::string& out_dir, int submission, int task) {
+    const std::string out = fs::absolute(out_dir).string();
+    SlurmFiles files(out);
+    if (!fs::exists(files.plan(submission)))
+        throw std::runtime_error(fmt::format("no plan {} on this node: DIR must be on a filesystem every node mounts at "
+                                             "the same path as the submitting host (see docs/grader.md, Slurm)",
+                                             files.plan(submission)));
+    json plan = json::parse(read_text_file(files.plan(submission), "plan"));
+    const json& shards = plan.at("shards");
+    if (task < 0 || std::size_t(task) >= shards.size())
+        throw std::runtime_error(fmt::format("task {} is not in {} ({} tasks): resubmit the batch", task,
+                                             files.plan(submission), shards.size()));
+    const json& s = plan.at("settings");
+    GradeSettings grade;
+    grade.layout = find_layout(s.at("perflab").get<std::string>());
+    grade.trials = s.at("trials").get<int>();
+    grade.driver_args = s.at("driver_args").get<std::vector<std::string>>();
+    grade.sandbox.wall_seconds = s.at("wall_seconds").get<double>();
+    grade.sandbox.cpu_seconds = s.at("cpu_seconds").get<rlim_t>();
+    grade.sandbox.memory_bytes = s.at("memory_bytes").get<rlim_t>();
+    grade.sandbox.processes = s.at("processes").get<rlim_t>();
+    grade.sandbox.open_files = s.at("open_files").get<rlim_t>();
+    grade.sandbox.file_size_bytes = s.at("file_size_bytes").get<rlim_t>();
+    grade.build.compile_seconds = s.at("compile_seconds").get<double>();
+    grade.policy = load_policy(s.at("policy").get<std::string>());
+    const std::string fixed_baseline = s.at("fixed_baseline").get<std::string>();
+
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    const std::string node = host;
+    const char* job = getenv("SLURM_ARRAY_JOB_ID");
+    const std::string tag = fmt::format("{}_{}", job && *job ? job : "local", task);
+
+    // Building and running happen on the node's own disk, not the shared one.
+    std::string tmpl = (fs::temp_directory_path() / "perflab-task-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+        throw std::runtime_error("cannot create a work directory in " + fs::temp_directory_path().string() +
+                                 ": set TMPDIR on the nodes");
+    struct Cleanup {
+        std::string path;
+        ~Cleanup() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    } cleanup{tmpl};
+
+    Calibrator calibrator(grade.layout, tmpl + "/calibration", grade.driver_args, grade.sandbox);
+    std::set<std::string> library_names = library_symbols(grade.layout.driver);
+    grade.build.library_names = &library_names;
+    // Nodes differ: each task measures the oracle where it times the hand-ins.
+    std::string baseline = fixed_baseline;
+    if (baseline.empty()) {
+        baseline = calibrator.measure(files.baseline_toml(tag + "-" + node), 0);
+        json b = calibrator.report()["baselines"][0];
+        json summary = {{"node", node},           {"task", tag},
+                        {"file", baseline},       {"measured_on", b["measured_on"]},
+                        {"rotate_cpe", b["rotate_cpe"]}, {"smooth_cpe", b["smooth_cpe"]}};
+        write_file_atomically(files.baselines_dir() + "/" + tag + ".json", summary.dump(2) + "\n");
+    }
+    fmt::print(stderr, "perflab slurm task {} on {}: {} hand-in(s), baseline {}\n", tag, node, shards[task].size(), baseline);
+
+    for (const auto& h : shards[task]) {
+        Handin handin{h.at("id").get<std::string>(), h.at("path").get<std::string>(), h.at("problem").get<std::string>()};
+        Graded g = grade_handin(handin, grade, baseline, tmpl + "/handin");
+        g.record.node = node;
+        json file = {{"record", to_json(g.record)}, {"feedback", g.feedback}, {"task", tag}};
+        write_file_atomically(files.records_dir() + "/" + handin.id + ".json",
+                              file.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+        fmt::print(stderr, "{}: {}\n", handin.id, status_id(g.record.status));
+    }
+    return 0;
+}
+
+}  // namespace perflab::grader
