@@ -22,5 +22,8 @@ const char perflab_build_kcflags[] = $(c_string "$KCFLAGS");
 const long perflab_build_time = $(date +%s);
 EOC
 $CC -c "$work/build_info.c" -o "$work/build_info.o"
-$CC -static -no-pie "$runtime" "$work/build_info.o" "$@" -lm -pthread -o "$out.tmp"
+# The build info joins the runtime and goes local with it: a kernels file may use any name.
+ld -r "$runtime" "$work/build_info.o" -o "$work/runtime.o"
+objcopy --keep-global-symbols="$(dirname "$0")/host-exports" "$work/runtime.o"
+$CC -static -no-pie "$work/runtime.o" "$@" -lm -pthread -o "$out.tmp"
 mv -f "$out.tmp" "$out"

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <sstream>
 
+#include "driver/cli/options.hpp"
 #include "driver/core/call_outcome.hpp"
 #include "common/statistics.hpp"
 #include "trusted_sources.hpp"
@@ -47,6 +48,10 @@ Outcome judge_ending(const DriverRun& run, const SandboxSettings& sandbox) {
     }
     if (f.exit_code == 2 && f.output.find("out of memory") != std::string::npos)
         return {Status::out_of_memory, fmt::format("the driver ran out of memory within the {} MiB limit: allocate less", mib)};
+    // The driver itself says when kernels.c's constructors or registration failed.
+    if (f.exit_code == kExitHostTimedOut || f.exit_code == kExitHostFailed)
+        return {f.exit_code == kExitHostTimedOut ? Status::timeout : Status::crashed,
+                last_nonempty_line(f.output).substr(last_nonempty_line(f.output).find(": ") + 2)};
     if (f.signal != 0)
         return {Status::crashed, fmt::format("the program died of {} outside a kernel call (before main, or after a kernel "
                                              "corrupted the driver's memory): check constructors and out-of-bounds writes",
@@ -63,7 +68,10 @@ const json& member(const json& object, const char* key) {
     return it == object.end() ? null : *it;
 }
 
-Status status_of_failure(const std::string& kind) {
+Status status_of_failure(const std::string& kind, const std::string& error) {
+    // The allocation guard ends the host with its own status when the limit refuses memory.
+    if (kind == "crashed" && error.find(fmt::format("exit status {}", kOutOfMemoryExit)) != std::string::npos)
+        return Status::out_of_memory;
     if (kind == "crashed") return Status::crashed;
     if (kind == "timeout") return Status::timeout;
     return Status::wrong_result;  // wrong-result, unwritten, src-modified, out-of-bounds
@@ -115,7 +123,15 @@ Trial judge(const DriverRun& run, const SandboxSettings& sandbox) {
             const json& failure = member(*graded, "failure");
             const json& error = member(*graded, "error");
             std::string kind = member(failure, "kind").is_string() ? member(failure, "kind").get<std::string>() : "wrong-result";
-            if (!first_failure) first_failure = Outcome{status_of_failure(kind), fmt::format("{}(): {}", name, error.is_string() ? error.get<std::string>() : kind)};
+            std::string text = error.is_string() ? error.get<std::string>() : kind;
+            Status status = status_of_failure(kind, text);
+            if (status == Status::out_of_memory) {
+                std::string line = last_line_containing(run.finished.output, "perflab-grader:");
+                text = fmt::format("{}: allocations beyond the {} MiB limit are refused, allocate less",
+                                   line.empty() ? "an allocation was refused" : line.substr(line.find(':') + 2),
+                                   sandbox.memory_bytes >> 20);
+            }
+            if (!first_failure) first_failure = Outcome{status, fmt::format("{}(): {}", name, text)};
             continue;
         }
         const json& mean = member(*graded, "mean_speedup");

@@ -82,6 +82,9 @@ int run_driver(int argc, char** argv) {
         const HostRegistration& registration = hosts->student_registration();
         registry = Registry(registration);
         student = student_file(registration);
+    } catch (const HostStartError& e) {
+        fail(argv0, e.what());
+        return e.timed_out ? kExitHostTimedOut : kExitHostFailed;
     } catch (const HostError& e) {
         return fail(argv0, e.what());
     }

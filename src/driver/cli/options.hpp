@@ -14,6 +14,11 @@ namespace perflab {
 inline constexpr int kMaxDim = 8192;  // 2 x 384 MiB of images and their copies: fits a 24 GiB host
 inline constexpr int kOddDim = 96;    // the classic driver's extra correctness dimension
 
+// Exit statuses beyond 0 (done), 1 (a problem with the request) and 2 (internal):
+// the kernels file's own code failed before any kernel could be timed.
+inline constexpr int kExitHostFailed = 3;    // a constructor or registration crashed or exited
+inline constexpr int kExitHostTimedOut = 4;  // ... or did not return within --timeout
+
 struct Options {
     // Classic.
     bool quit_after_dump = false;   // -q

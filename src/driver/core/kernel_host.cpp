@@ -131,9 +131,10 @@ void KernelHost::read_registration() {
                                             launch_.start_seconds)
                               : death_outcome().describe() + " before its functions were registered";
         kill_host();
-        throw HostError(fmt::format("the kernel host {}: fix kernels.c's register_rotate_functions, "
-                                    "register_smooth_functions and any constructors",
-                                    why));
+        throw HostStartError(fmt::format("the kernel host {}: fix kernels.c's register_rotate_functions, "
+                                         "register_smooth_functions and any constructors",
+                                         why),
+                             w == Wait::timed_out);
     }
     const perflab_host_control& c = *control_;
     for (int i = 0; i < 5; ++i) registration_.team[i] = text_of(c.team[i]);

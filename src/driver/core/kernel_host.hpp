@@ -32,6 +32,13 @@ struct HostError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The kernels file's own code failed before any kernel could run: a constructor or
+// a register_*_functions call crashed, exited or never returned.
+struct HostStartError : HostError {
+    HostStartError(const std::string& what, bool timed_out) : HostError(what), timed_out(timed_out) {}
+    bool timed_out;
+};
+
 struct HostLaunch {
     std::string executable;
     // Runs the host confined (the grader): the argv that wraps the host's own, and
