@@ -19,12 +19,12 @@ B        := build
 KCFLAGS  ?= -O2 -Wall -g
 KERNELS  ?= kernels/kernels.c
 CXXFLAGS ?= -O2 -g -Wall -Wextra
-PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Isrc/driver -Ikernels -Ireference -Iprobe -MMD -MP
-PERFLAB_LDLIBS   := -lfmt -lpfm -lm -pthread
+PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Isrc/driver -Isrc/common -Ikernels -Ireference -Iprobe -MMD -MP
+PERFLAB_LDLIBS   := -lfmt -lpfm -lseccomp -larchive -lm -pthread
 
 # Debian packages the build needs; mk/deps.sh installs them or prints the command.
 DEPS_PACKAGES := g++ make binutils libfmt-dev libpfm4-dev libcli11-dev nlohmann-json3-dev \
-                 libtomlplusplus-dev
+                 libtomlplusplus-dev bubblewrap libseccomp-dev libarchive-dev
 TEST_PACKAGES := catch2 valgrind gnuplot-nox
 DEPS_STAMP := $(B)/.deps-ok
 

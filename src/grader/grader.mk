@@ -3,6 +3,8 @@
 # binary is ./grader, which is why its sources are in src/grader/.
 
 GRADER_SOURCES := $(filter-out src/grader/main.cpp,$(wildcard src/grader/*.cpp))
+# The sandbox (src/common) travels with the grader until the driver's engine uses it too.
+GRADER_SOURCES += $(wildcard src/common/*.cpp)
 GRADER_OBJECTS := $(patsubst %.cpp,$(B)/obj/%.o,$(GRADER_SOURCES))
 GRADER_LIB     := $(B)/lib/libgrader.a
 GRADER_BIN     := grader
