@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,6 +95,8 @@ Finished spawn(const SpawnSpec& given) {
     int out[2], rep[2] = {-1, -1};
     if (pipe2(out, O_CLOEXEC) != 0 || (spec.report_pipe && pipe2(rep, O_CLOEXEC) != 0))
         throw std::runtime_error(fmt::format("cannot create a pipe ({}): raise the open-file limit", std::strerror(errno)));
+    // The program opens the pipe by path (/dev/fd/3); a sandbox runs it as another uid.
+    if (rep[1] >= 0) fchmod(rep[1], 0666);
     pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(fmt::format("cannot fork ({}): too many processes?", std::strerror(errno)));
     if (pid == 0) exec_child(spec, argv.data(), envp.data(), out[1], rep[1]);

@@ -10,6 +10,7 @@
 #include "atomic_file.hpp"
 #include "batch.hpp"
 #include "platforms.hpp"
+#include "sandbox.hpp"
 #include "policy_calibration.hpp"
 #include "static_checks.hpp"
 #include "trusted_sources.hpp"
@@ -44,6 +45,8 @@ void add_common(CLI::App& app, Common& c) {
 }
 
 void finish_common(Common& c) {
+    // Untrusted code never runs unsandboxed: no sandbox, no grading.
+    if (auto why = sandbox_unavailable_reason()) throw std::runtime_error(*why);
     c.grade.layout = find_layout(c.perflab);
     if (c.policy_file) c.grade.policy = load_policy(*c.policy_file);
     std::istringstream in(c.driver_args);

@@ -47,7 +47,8 @@ ScoringPolicy calibrate_policy(const std::string& reference_driver, const std::v
     std::vector<std::string> args{"-t", "--variant", rotate, "--variant", smooth};
     args.insert(args.end(), driver_args.begin(), driver_args.end());
     SandboxSettings trusted;  // the reference code is ours: only the clock limits it
-    DriverRun run = run_sandboxed(reference_driver, args, work_dir, trusted);
+    DriverRun run = run_sandboxed(std::filesystem::absolute(reference_driver).string(), args,
+                                  {std::filesystem::absolute(reference_driver).parent_path().string()}, trusted);
     if (!run.report)
         throw std::runtime_error(fmt::format("the reference driver gave no report (exit {}): {}", run.finished.exit_code,
                                              run.finished.output.substr(0, 200)));

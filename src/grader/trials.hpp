@@ -26,9 +26,11 @@ struct DriverRun {
     std::optional<nlohmann::json> report;  // the parsed report, when one arrived whole
 };
 
-// Runs `driver` with `args` plus `--json /dev/fd/3` in `cwd` under the sandbox.
-DriverRun run_sandboxed(const std::string& driver, std::vector<std::string> args, const std::string& cwd,
-                        const SandboxSettings& sandbox);
+// Runs `driver` with `args` plus `--json /dev/fd/3` in the sandbox, which sees the
+// system, the directories in `visible` (read-only: the driver's, the baseline copy's)
+// and its own small /tmp, where it starts. Nothing of the grader's output is visible.
+DriverRun run_sandboxed(const std::string& driver, std::vector<std::string> args,
+                        const std::vector<std::string>& visible, const SandboxSettings& sandbox);
 
 struct KernelTrial {
     bool correct = false;
@@ -40,8 +42,9 @@ struct Trial {
     KernelTrial rotate, smooth;  // rotate() and smooth(), the graded functions
 };
 
-// One run's verdict: the first failing kernel decides the status, and a run
-// without a report is judged by how the process ended.
+// One run's verdict. A run that did not exit 0 is judged by how it ended, whatever
+// arrived on fd 3 (a report written before a crash or a kill earns nothing); otherwise
+// the first failing kernel decides the status.
 Trial judge(const DriverRun& run, const SandboxSettings& sandbox);
 
 struct TrialSet {
@@ -52,7 +55,7 @@ struct TrialSet {
 };
 
 // Stops at the first trial that is not ok: repeating a crash only costs time.
-TrialSet run_trials(const std::string& driver, const std::vector<std::string>& args, const std::string& cwd,
-                    const SandboxSettings& sandbox, int trials);
+TrialSet run_trials(const std::string& driver, const std::vector<std::string>& args,
+                    const std::vector<std::string>& visible, const SandboxSettings& sandbox, int trials);
 
 }  // namespace perflab::grader
