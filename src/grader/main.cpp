@@ -111,7 +111,19 @@ int run(int argc, char** argv) {
     gradescope->add_option("--baseline", gs_baseline, "A fixed baseline TOML")->option_text("FILE");
     add_common(*gradescope, gs_opts);
 
+    auto* check = app.add_subcommand("check-sandbox", "Say whether untrusted code can be sandboxed here (exit 0) or why not (exit 1)");
+
     CLI11_PARSE(app, argc, argv);
+
+    if (*check) {
+        if (auto why = sandbox_unavailable_reason()) {
+            std::fprintf(stderr, "sandbox unavailable: %s\n", why->c_str());
+            return 1;
+        }
+        std::printf("sandbox ok: %s, programs run as uid %u outside and 65534 inside\n", bwrap_path().c_str(),
+                    unsigned(sandbox_outside_uid()));
+        return 0;
+    }
 
     if (*grade) {
         finish_common(grade_opts);
