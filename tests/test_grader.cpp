@@ -1,6 +1,7 @@
 // ./grader end to end on fixture hand-ins (each one broken, slow or cheating in
 // its own way), plus the units whose failure would lose or forge a grade.
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -24,6 +25,7 @@
 #include "results_store.hpp"
 #include "scoring.hpp"
 #include "static_checks.hpp"
+#include "trials.hpp"
 
 namespace fs = std::filesystem;
 using namespace perflab;
@@ -196,10 +198,14 @@ TEST_CASE("hand-ins are found in every layout and unusable ones say why", "[grad
     test::write_file(dir + "/pack/team42-kernels.c", good);
     REQUIRE(test::sh("tar -cf " + dir + "/ivy.tar -C " + dir + "/pack team42-kernels.c && rm -rf " + dir + "/pack").status == 0);
 
+    // A kernels.c that is a symbolic link to a file of the grading host.
+    REQUIRE(test::sh("mkdir -p " + dir + "/link && ln -s /etc/passwd " + dir + "/link/kernels.c && tar -cf " + dir +
+                     "/jack.tar -C " + dir + "/link kernels.c && rm -rf " + dir + "/link").status == 0);
+
     auto handins = discover_handins(dir);
     std::map<std::string, Handin> by_id;
     for (const auto& h : handins) by_id[h.id] = h;
-    CHECK(by_id.size() == 9);  // alice bob carol dave erin frank gina hank ivy
+    CHECK(by_id.size() == 10);  // alice bob carol dave erin frank gina hank ivy jack
     auto extract = [&](const std::string& id) -> std::string {
         std::string dest = dir + "/out-" + id + ".c";
         try {
@@ -214,6 +220,7 @@ TEST_CASE("hand-ins are found in every layout and unusable ones say why", "[grad
     CHECK_THAT(extract("frank"), Catch::Contains("outside the archive"));
     CHECK_THAT(extract("gina"), Catch::Contains("2 kernels files"));
     CHECK_THAT(extract("hank"), Catch::Contains("two hand-ins"));
+    CHECK_THAT(extract("jack"), Catch::Contains("not a regular file"));
 }
 
 TEST_CASE("every fixture hand-in ends in its own status and reason, and cheating earns nothing", "[grader]") {
@@ -550,4 +557,65 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
         CHECK(records[id]["total"] == earned);
         CHECK(controls[id]["total"] == records[id]["total"]);
     }
+}
+
+TEST_CASE("a run that did not exit 0 scores nothing, whatever its report says", "[grader]") {
+    const json report = json::parse(R"({"kernels": {
+        "rotate": {"variants": [{"name": "rotate", "graded": true, "correct": true, "mean_speedup": 3.0}]},
+        "smooth": {"variants": [{"name": "smooth", "graded": true, "correct": true, "mean_speedup": 3.0}]}}})");
+    SandboxSettings limits;
+    DriverRun clean;
+    clean.finished.exit_code = 0;
+    clean.report = report;
+    Trial ok = judge(clean, limits);
+    CHECK(ok.outcome.status == Status::ok);  // control: the same report counts from a clean run
+    CHECK(ok.rotate.correct);
+    CHECK(ok.rotate.speedup == 3.0);
+
+    DriverRun hung = clean, killed = clean, failed = clean;
+    hung.finished.timed_out = true;
+    killed.finished.exit_code = -1;
+    killed.finished.signal = SIGSYS;
+    failed.finished.exit_code = 1;
+    for (const auto* run : {&hung, &killed, &failed}) {
+        Trial t = judge(*run, limits);
+        CHECK(t.outcome.status != Status::ok);
+        CHECK_FALSE(t.rotate.correct);
+        CHECK_FALSE(t.smooth.correct);
+    }
+    CHECK(judge(hung, limits).outcome.status == Status::timeout);
+    CHECK(judge(killed, limits).outcome.status == Status::forbidden);
+}
+
+TEST_CASE("grader check-sandbox says whether hand-ins can be sandboxed, and why not", "[grader][sandbox]") {
+    auto ok = test::run({grader_bin(), "check-sandbox"});
+    CHECK(ok.status == 0);
+    CHECK_THAT(ok.out, Catch::Contains("sandbox ok"));
+    auto missing = test::run({grader_bin(), "check-sandbox"}, "", {"PERFLAB_BWRAP=/nonexistent/bwrap"});
+    CHECK(missing.status == 1);
+    CHECK_THAT(missing.err, Catch::Contains("apt-get install bubblewrap"));
+    // And grading refuses to start rather than run untrusted code unsandboxed.
+    std::string dir = test::scratch_dir("grader-no-sandbox");
+    test::write_file(dir + "/handins/a.c", test::read_file(fixture("good")));
+    auto refused = test::run(grade_argv(dir + "/handins", dir + "/out"), "", {"PERFLAB_BWRAP=/nonexistent/bwrap"});
+    CHECK(refused.status == 1);
+    CHECK_THAT(refused.err, Catch::Contains("bubblewrap is not installed"));
+    CHECK_FALSE(fs::exists(dir + "/out/results.jsonl"));
+}
+
+TEST_CASE("an unprivileged user grades with the same sandbox (user namespaces)", "[grader][sandbox]") {
+    if (geteuid() != 0) {
+        // Already unprivileged: every other grader test is this case.
+        SUCCEED("running unprivileged");
+        return;
+    }
+    // uid 65534 needs no access to anything of the caller's but the hand-in and the tree.
+    std::string kernels = fixture("wrong");
+    fs::permissions(kernels, fs::perms(0644));
+    auto r = test::run({"setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", grader_bin(), "autolab",
+                        kernels, "--trials", "1", "--driver-args", kQuickDriver},
+                       "", {"TMPDIR=/tmp"});
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("status: wrong-result"));
 }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <thread>
 
 #include "harness.hpp"
 #include "sandbox.hpp"
@@ -209,14 +210,33 @@ TEST_CASE("--info-fd gives the sandbox's init, whose only child is the program",
     SandboxSpec s = kind(SandboxKind::kernel_host);
     s.info_fd = p[1];
     s.keep_fds = {p[1]};
-    Finished f = run_in(s, {"hello"});
-    close(p[1]);
+    s.read_only = {probe_dir()};
+    SandboxCommand cmd = sandbox_command(s, {probe(), "sleep", "3"});
+    SpawnSpec spec = command(cmd.argv, 20);
+    spec.inherit_fds = cmd.inherited_fds;
+    spec.inherit_fds.push_back(p[1]);
+    Finished f;
+    std::thread runner([&] { f = spawn(spec); });  // no Catch macro off the main thread
+    // bwrap writes the JSON as soon as the sandbox exists; the program is running then.
+    std::string info;
     char buf[4096];
-    ssize_t n = read(p[0], buf, sizeof buf);
+    for (ssize_t n; info.find('}') == std::string::npos && (n = read(p[0], buf, sizeof buf)) > 0;)
+        info.append(buf, std::size_t(n));
+    std::optional<pid_t> program;
+    auto at = info.find("\"child-pid\":");
+    if (at != std::string::npos) {
+        pid_t init = pid_t(std::atoi(info.c_str() + at + 12));
+        for (int i = 0; i < 100 && !program; ++i, usleep(20 * 1000)) program = sandbox_program_pid(init);
+    }
+    std::string cmdline;
+    if (program) cmdline = test::read_file(fmt::format("/proc/{}/cmdline", *program));
+    runner.join();
     close(p[0]);
+    close(p[1]);
+    INFO(info);
     CHECK(f.exited_ok());
-    REQUIRE(n > 0);
-    CHECK_THAT(std::string(buf, std::size_t(n)), Catch::Contains("\"child-pid\""));
+    REQUIRE(program);
+    CHECK_THAT(cmdline, Catch::Contains(probe()));
 }
 
 TEST_CASE("the seccomp programs build, and kill what only an attack needs", "[sandbox]") {
