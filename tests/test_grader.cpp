@@ -26,6 +26,8 @@
 #include "scoring.hpp"
 #include "static_checks.hpp"
 #include "trials.hpp"
+#include "build.hpp"
+#include "layout.hpp"
 
 namespace fs = std::filesystem;
 using namespace perflab;
@@ -618,4 +620,35 @@ TEST_CASE("an unprivileged user grades with the same sandbox (user namespaces)",
     INFO(r.err);
     CHECK(r.status == 0);
     CHECK_THAT(r.out, Catch::Contains("status: wrong-result"));
+}
+
+TEST_CASE("the compiler runs within its memory limit and its output cap", "[grader][sandbox]") {
+    Layout layout = find_layout(std::nullopt);
+    BuildSettings settings;
+    settings.memory_bytes = 256ull << 20;
+    auto build = [&](const std::string& name, const std::string& source) {
+        HandinDirs dirs(test::scratch_dir("grader-compile-limits") + "/" + name);
+        test::write_file(dirs.src + "/kernels.c", source);
+        return build_handin(layout, dirs, settings);
+    };
+    // Sixteen million initialisers: cc1 wants gigabytes for them.
+    std::string bomb = "#define A0 1,1,1,1,1,1,1,1\n";
+    for (int i = 1; i <= 7; ++i) {
+        std::string prev = fmt::format("A{}", i - 1);
+        bomb += fmt::format("#define A{} {},{},{},{},{},{},{},{}\n", i, prev, prev, prev, prev, prev, prev, prev, prev);
+    }
+    bomb += "int big[] = {A7};\n";
+    Built hungry = build("bomb", bomb);
+    REQUIRE(hungry.failure);
+    CHECK(hungry.failure->status == Status::compile_error);
+    CHECK_THAT(hungry.failure->reason, Catch::Contains("memory") && Catch::Contains("256 MiB"));
+
+    // Thousands of errors: the feedback keeps the first 64 KiB and names the first error.
+    std::string noisy;
+    for (int i = 0; i < 5000; ++i) noisy += fmt::format("int f{}(void) {{ return undeclared_{}; }}\n", i, i);
+    Built loud = build("noisy", noisy);
+    REQUIRE(loud.failure);
+    CHECK(loud.failure->status == Status::compile_error);
+    CHECK(loud.log.size() <= 64 * 1024);
+    CHECK_THAT(loud.failure->reason, Catch::Contains("undeclared_0"));
 }

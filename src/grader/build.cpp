@@ -156,7 +156,8 @@ Built build_handin(const Layout& layout, const HandinDirs& dirs, const BuildSett
         std::string line = first_error_line(cc.output);
         // The compiler's path for the file is our temporary one; the student knows it as kernels.c.
         if (line.rfind(source, 0) == 0) line = "kernels.c" + line.substr(source.size());
-        if (line.find("ory exhausted") != std::string::npos || line.find("annot allocate") != std::string::npos)
+        if (line.find("ory exhausted") != std::string::npos || line.find("out of memory") != std::string::npos ||
+            line.find("annot allocate") != std::string::npos)
             line += fmt::format(" (the compiler may use {} MiB: include or generate less)", settings.memory_bytes >> 20);
         b.failure = Outcome{Status::compile_error, line};
         return b;
