@@ -20,11 +20,11 @@ KCFLAGS  ?= -O2 -Wall -g
 KERNELS  ?= kernels/kernels.c
 CXXFLAGS ?= -O2 -g -Wall -Wextra
 PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Isrc -Ikernels -Ireference -Iprobe -MMD -MP
-PERFLAB_LDLIBS   := -lfmt -lpfm -lsodium -lm -pthread
+PERFLAB_LDLIBS   := -lfmt -lpfm -lsodium -lseccomp -larchive -lm -pthread
 
 # Debian packages the build needs; mk/deps.sh installs them or prints the command.
 DEPS_PACKAGES := g++ make binutils libfmt-dev libpfm4-dev libcli11-dev nlohmann-json3-dev \
-                 libtomlplusplus-dev libsodium-dev
+                 libtomlplusplus-dev libsodium-dev bubblewrap libseccomp-dev libarchive-dev
 # slurmctld, slurmd, slurm-client and munge: the Slurm tests start a one-node
 # cluster on 127.0.0.1 (tests/slurm/cluster.sh).
 TEST_PACKAGES := catch2 valgrind gnuplot-nox slurmctld slurmd slurm-client munge

@@ -1,6 +1,17 @@
 // ./grader end to end on fixture hand-ins (each one broken, slow or cheating in
 // its own way), plus the units whose failure would lose or forge a grade.
 #include <catch2/catch.hpp>
+#include <csignal>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <ctime>
+#include <fstream>
+#include <thread>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
@@ -14,6 +25,9 @@
 #include "grader/results_store.hpp"
 #include "driver/core/scoring.hpp"
 #include "grader/static_checks.hpp"
+#include "grader/trials.hpp"
+#include "grader/build.hpp"
+#include "grader/layout.hpp"
 
 namespace fs = std::filesystem;
 using namespace perflab;
@@ -175,10 +189,14 @@ TEST_CASE("hand-ins are found in every layout and unusable ones say why", "[grad
     test::write_file(dir + "/pack/team42-kernels.c", good);
     REQUIRE(test::sh("tar -cf " + dir + "/ivy.tar -C " + dir + "/pack team42-kernels.c && rm -rf " + dir + "/pack").status == 0);
 
+    // A kernels.c that is a symbolic link to a file of the grading host.
+    REQUIRE(test::sh("mkdir -p " + dir + "/link && ln -s /etc/passwd " + dir + "/link/kernels.c && tar -cf " + dir +
+                     "/jack.tar -C " + dir + "/link kernels.c && rm -rf " + dir + "/link").status == 0);
+
     auto handins = discover_handins(dir);
     std::map<std::string, Handin> by_id;
     for (const auto& h : handins) by_id[h.id] = h;
-    CHECK(by_id.size() == 9);  // alice bob carol dave erin frank gina hank ivy
+    CHECK(by_id.size() == 10);  // alice bob carol dave erin frank gina hank ivy jack
     auto extract = [&](const std::string& id) -> std::string {
         std::string dest = dir + "/out-" + id + ".c";
         try {
@@ -193,6 +211,7 @@ TEST_CASE("hand-ins are found in every layout and unusable ones say why", "[grad
     CHECK_THAT(extract("frank"), Catch::Contains("outside the archive"));
     CHECK_THAT(extract("gina"), Catch::Contains("2 kernels files"));
     CHECK_THAT(extract("hank"), Catch::Contains("two hand-ins"));
+    CHECK_THAT(extract("jack"), Catch::Contains("not a regular file"));
 }
 
 TEST_CASE("every fixture hand-in ends in its own status and reason, and cheating earns nothing", "[grader]") {
@@ -338,4 +357,287 @@ TEST_CASE("calibrate writes a policy with full marks at the reference speedups",
     CHECK(p.rotate.points(1.0) == 0);
     CHECK(p.rotate.full_marks_speedup() > 1.0);
     CHECK(p.smooth.full_marks_speedup() > 1.0);
+}
+
+// ---------------------------------------------------------------------------------
+// Hostile hand-ins (tests/fixtures/hostile/): one real attempt per attack class,
+// graded in one batch with two honest controls. The requirement is the final one (the
+// two-process engine): some attempts that live in the driver's own process may still
+// succeed while the whole driver runs in the sandbox (see docs/grader.md).
+
+namespace {
+
+// A TCP listener on the loopback: any connection is a sandbox with a network.
+struct Listener {
+    int fd = -1;
+    int port = 0;
+    std::atomic<int> connections{0};
+    std::atomic<bool> stop{false};
+    std::thread thread;
+    Listener() {
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+        REQUIRE(listen(fd, 8) == 0);
+        socklen_t len = sizeof a;
+        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+        port = ntohs(a.sin_port);
+        thread = std::thread([this] {
+            while (!stop) {
+                pollfd p{fd, POLLIN, 0};
+                if (poll(&p, 1, 100) > 0) {
+                    int c = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+                    if (c >= 0) {
+                        ++connections;
+                        close(c);
+                    }
+                }
+            }
+        });
+    }
+    ~Listener() {
+        stop = true;
+        thread.join();
+        close(fd);
+    }
+};
+
+std::string substitute(std::string text, const std::map<std::string, std::string>& values) {
+    for (const auto& [key, value] : values)
+        for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+            text.replace(at, key.size(), value);
+    return text;
+}
+
+// Processes anywhere on the machine whose command line holds `needle`.
+int processes_with(const std::string& needle) {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos || name == std::to_string(getpid())) continue;
+        std::ifstream in(e.path() / "cmdline", std::ios::binary);
+        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+        if (cmdline.find(needle) != std::string::npos) ++n;
+    }
+    return n;
+}
+
+// Every byte the grader wrote, to look for secrets in.
+std::string everything_under(const std::string& dir) {
+    std::string all;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file()) all += test::read_file(e.path().string());
+    return all;
+}
+
+}  // namespace
+
+TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind", "[grader][hostile]") {
+    std::string dir = test::scratch_dir("grader-hostile");
+    const std::string handins = dir + "/handins", out = dir + "/out", alone = dir + "/alone", out_alone = dir + "/out-alone";
+    for (const auto& d : {handins, alone}) fs::create_directories(d);
+    Listener listener;
+
+    // Secrets a hostile hand-in must never see, and a file outside that must not change.
+    const std::string token = fmt::format("{}-{}", getpid(), std::time(nullptr));
+    const std::string instructor_secret = "SECRET-INSTRUCTOR-" + token, handin_secret = "SECRET-HANDIN-" + token;
+    test::write_file(dir + "/instructor/solutions.c", "/* " + instructor_secret + " */\n");
+    test::write_file(dir + "/canary.txt", "canary " + token + "\n");
+    const auto canary_time = fs::last_write_time(dir + "/canary.txt");
+
+    // A fixed baseline, and a policy that pays 10 points for any correct kernel below a
+    // speedup of 5 (no naive kernel gets near it) and 50 from 6: scores are exact, no timing.
+    auto calibrated = test::run({repo("build/reference-driver"), "--calibrate", "--dims", "64,128", "--max-samples", "5"});
+    REQUIRE(calibrated.status == 0);
+    test::write_file(dir + "/baseline.toml", calibrated.out);
+    test::write_file(dir + "/policy.toml", "[rotate]\nmax_points = 50\ncurve = [[5.0, 10], [6.0, 50]]\n\n"
+                                           "[smooth]\nmax_points = 50\ncurve = [[5.0, 10], [6.0, 50]]\n");
+    const double earned = 20;  // two correct kernels
+
+    // The honest controls: one plain file (carrying a secret another hand-in goes for), one tarball.
+    std::string good = test::read_file(fixture("good"));
+    for (const auto& d : {handins, alone}) {
+        test::write_file(d + "/control_a.c", good + "/* " + handin_secret + " */\n");
+        REQUIRE(test::sh("mkdir -p " + dir + "/t && cp " + fixture("good") + " " + dir + "/t/kernels.c && tar -czf " + d +
+                         "/control_b.tar.gz -C " + dir + "/t kernels.c").status == 0);
+    }
+    // A member named like a tar option: `tar -xOf ARCHIVE MEMBER` would run `touch`.
+    REQUIRE(test::sh("cd " + dir + "/t && tar -cf " + handins + "/tar_option.tar "
+                     "--transform='s|^kernels.c$|--to-command=touch perflab-pwned-kernels.c|' kernels.c").status == 0);
+
+    const std::map<std::string, std::string> values = {
+        {"@OUT_DIR@", out},        {"@INSTRUCTOR_SECRET@", dir + "/instructor/solutions.c"},
+        {"@HANDINS_DIR@", handins}, {"@OTHER_HANDIN@", handins + "/control_a.c"},
+        {"@BASELINE@", dir + "/baseline.toml"}, {"@PORT@", std::to_string(listener.port)},
+        {"HOSTILE_GADGET\n", test::read_file(repo("tests/fixtures/hostile/gadget.inc"))},
+        {"HANDIN_COMMON\n", test::read_file(repo("tests/fixtures/handins/common.inc"))},
+    };
+    std::vector<std::string> hostile;
+    for (const auto& e : fs::directory_iterator(repo("tests/fixtures/hostile")))
+        if (e.path().extension() == ".c") {
+            hostile.push_back(e.path().stem().string());
+            test::write_file(handins + "/" + hostile.back() + ".c", substitute(test::read_file(e.path().string()), values));
+        }
+    REQUIRE(hostile.size() >= 13);
+    hostile.push_back("tar_option");
+
+    auto grade = [&](const std::string& in, const std::string& to) {
+        // The grader's work directories under `dir` too, so a leftover process shows there.
+        std::string cmd = "mkdir -p " + dir + "/work && cd " + dir + " && TMPDIR=" + dir + "/work timeout 900 ";
+        for (const auto& a : grade_argv(in, to)) cmd += "'" + a + "' ";
+        return test::sh(cmd + "--baseline " + dir + "/baseline.toml --policy " + dir + "/policy.toml");
+    };
+    auto batch = grade(handins, out);
+    INFO(batch.err);
+    REQUIRE(batch.status != 124);  // finished within its limits (timeout(1) says 124)
+    REQUIRE(batch.status == 0);
+    auto records = records_by_id(out + "/results.jsonl");
+
+    // One record per hand-in: nothing appended from inside.
+    CHECK(records.size() == hostile.size() + 2);
+    CHECK(gradebook_statuses(test::read_file(out + "/gradebook.csv")).size() == hostile.size() + 2);
+
+    // No hand-in earns more than its naive kernels earn; those that did not run cleanly earn nothing.
+    for (const auto& id : hostile) {
+        INFO(id << ": " << records[id].dump());
+        REQUIRE(records.count(id));
+        CHECK(records[id]["total"].get<double>() <= earned);
+        if (records[id]["status"] != "ok") CHECK(records[id]["total"].get<double>() == 0.0);
+    }
+    const std::map<std::string, std::string> expected = {
+        {"include_shadow", "compile-error"}, {"incbin_secret", "compile-error"}, {"include_devzero", "compile-error"},
+        {"daemon", "forbidden"},             {"setns_net", "forbidden"},         {"setpgid_sleep", "forbidden"},
+        {"spin_destructor", "timeout"},      {"tar_option", "ok"},
+    };
+    for (const auto& [id, status] : expected) {
+        INFO(id << ": " << records[id].dump());
+        CHECK(records[id]["status"] == status);
+    }
+    CHECK_THAT(records["include_devzero"]["reason"].get<std::string>(), Catch::Contains("/dev/zero"));
+    CHECK_THAT(records["incbin_secret"]["reason"].get<std::string>(), Catch::Contains("not found"));
+
+    // Nothing read: no secret anywhere in what the grader wrote or printed.
+    std::string written = everything_under(out) + batch.out + batch.err;
+    for (const auto& secret : {instructor_secret, handin_secret, std::string("root:")}) {
+        INFO(secret);
+        CHECK(written.find(secret) == std::string::npos);
+    }
+    // Nothing written outside: the canary, the baseline and the hand-ins as they were.
+    CHECK(test::read_file(dir + "/canary.txt") == "canary " + token + "\n");
+    CHECK(fs::last_write_time(dir + "/canary.txt") == canary_time);
+    CHECK(test::read_file(dir + "/baseline.toml") == calibrated.out);
+    CHECK_FALSE(fs::exists(dir + "/perflab-pwned-kernels.c"));
+    CHECK_FALSE(fs::exists(repo("perflab-pwned-kernels.c")));
+    for (const auto& d : {handins, out, dir})
+        for (const auto& e : fs::directory_iterator(d)) CHECK_THAT(e.path().string(), !Catch::Contains("perflab-fill"));
+    // No network, and no process left behind.
+    CHECK(listener.connections == 0);
+    CHECK(processes_with(dir) == 0);
+
+    // The controls earn the same in this company as alone.
+    auto by_itself = grade(alone, out_alone);
+    INFO(by_itself.err);
+    REQUIRE(by_itself.status == 0);
+    auto controls = records_by_id(out_alone + "/results.jsonl");
+    for (const char* id : {"control_a", "control_b"}) {
+        INFO(id);
+        CHECK(records[id]["status"] == "ok");
+        CHECK(controls[id]["status"] == "ok");
+        CHECK(records[id]["total"] == earned);
+        CHECK(controls[id]["total"] == records[id]["total"]);
+    }
+}
+
+TEST_CASE("a run that did not exit 0 scores nothing, whatever its report says", "[grader]") {
+    const json report = json::parse(R"({"kernels": {
+        "rotate": {"variants": [{"name": "rotate", "graded": true, "correct": true, "mean_speedup": 3.0}]},
+        "smooth": {"variants": [{"name": "smooth", "graded": true, "correct": true, "mean_speedup": 3.0}]}}})");
+    SandboxSettings limits;
+    DriverRun clean;
+    clean.finished.exit_code = 0;
+    clean.report = report;
+    Trial ok = judge(clean, limits);
+    CHECK(ok.outcome.status == Status::ok);  // control: the same report counts from a clean run
+    CHECK(ok.rotate.correct);
+    CHECK(ok.rotate.speedup == 3.0);
+
+    DriverRun hung = clean, killed = clean, failed = clean;
+    hung.finished.timed_out = true;
+    killed.finished.exit_code = -1;
+    killed.finished.signal = SIGSYS;
+    failed.finished.exit_code = 1;
+    for (const auto* run : {&hung, &killed, &failed}) {
+        Trial t = judge(*run, limits);
+        CHECK(t.outcome.status != Status::ok);
+        CHECK_FALSE(t.rotate.correct);
+        CHECK_FALSE(t.smooth.correct);
+    }
+    CHECK(judge(hung, limits).outcome.status == Status::timeout);
+    CHECK(judge(killed, limits).outcome.status == Status::forbidden);
+}
+
+TEST_CASE("grader check-sandbox says whether hand-ins can be sandboxed, and why not", "[grader][sandbox]") {
+    auto ok = test::run({grader_bin(), "check-sandbox"});
+    CHECK(ok.status == 0);
+    CHECK_THAT(ok.out, Catch::Contains("sandbox ok"));
+    auto missing = test::run({grader_bin(), "check-sandbox"}, "", {"PERFLAB_BWRAP=/nonexistent/bwrap"});
+    CHECK(missing.status == 1);
+    CHECK_THAT(missing.err, Catch::Contains("apt-get install bubblewrap"));
+    // And grading refuses to start rather than run untrusted code unsandboxed.
+    std::string dir = test::scratch_dir("grader-no-sandbox");
+    test::write_file(dir + "/handins/a.c", test::read_file(fixture("good")));
+    auto refused = test::run(grade_argv(dir + "/handins", dir + "/out"), "", {"PERFLAB_BWRAP=/nonexistent/bwrap"});
+    CHECK(refused.status == 1);
+    CHECK_THAT(refused.err, Catch::Contains("bubblewrap is not installed"));
+    CHECK_FALSE(fs::exists(dir + "/out/results.jsonl"));
+}
+
+TEST_CASE("an unprivileged user grades with the same sandbox (user namespaces)", "[grader][sandbox]") {
+    if (geteuid() != 0) {
+        // Already unprivileged: every other grader test is this case.
+        SUCCEED("running unprivileged");
+        return;
+    }
+    // uid 65534 needs no access to anything of the caller's but the hand-in and the tree.
+    std::string kernels = fixture("wrong");
+    fs::permissions(kernels, fs::perms(0644));
+    auto r = test::run({"setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", grader_bin(), "autolab",
+                        kernels, "--trials", "1", "--driver-args", kQuickDriver},
+                       "", {"TMPDIR=/tmp"});
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("status: wrong-result"));
+}
+
+TEST_CASE("the compiler runs within its memory limit and its output cap", "[grader][sandbox]") {
+    Layout layout = find_layout(std::nullopt);
+    BuildSettings settings;
+    settings.memory_bytes = 256ull << 20;
+    auto build = [&](const std::string& name, const std::string& source) {
+        HandinDirs dirs(test::scratch_dir("grader-compile-limits") + "/" + name);
+        test::write_file(dirs.src + "/kernels.c", source);
+        return build_handin(layout, dirs, settings);
+    };
+    // Sixteen million initialisers: cc1 wants gigabytes for them.
+    std::string bomb = "#define A0 1,1,1,1,1,1,1,1\n";
+    for (int i = 1; i <= 7; ++i) {
+        std::string prev = fmt::format("A{}", i - 1);
+        bomb += fmt::format("#define A{} {},{},{},{},{},{},{},{}\n", i, prev, prev, prev, prev, prev, prev, prev, prev);
+    }
+    bomb += "int big[] = {A7};\n";
+    Built hungry = build("bomb", bomb);
+    REQUIRE(hungry.failure);
+    CHECK(hungry.failure->status == Status::compile_error);
+    CHECK_THAT(hungry.failure->reason, Catch::Contains("memory") && Catch::Contains("256 MiB"));
+
+    // Thousands of errors: the feedback keeps the first 64 KiB and names the first error.
+    std::string noisy;
+    for (int i = 0; i < 5000; ++i) noisy += fmt::format("int f{}(void) {{ return undeclared_{}; }}\n", i, i);
+    Built loud = build("noisy", noisy);
+    REQUIRE(loud.failure);
+    CHECK(loud.failure->status == Status::compile_error);
+    CHECK(loud.log.size() <= 64 * 1024);
+    CHECK_THAT(loud.failure->reason, Catch::Contains("undeclared_0"));
 }

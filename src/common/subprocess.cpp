@@ -6,9 +6,11 @@
 #include <signal.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -46,7 +48,15 @@ void set_limit(int resource, rlim_t value) {
     dup2(out_fd, 1);
     dup2(out_fd, 2);
     if (report_fd >= 0) dup2(report_fd, kReportFd);
-    close_range(report_fd >= 0 ? kReportFd + 1 : kReportFd, ~0U, 0);
+    // Close everything else, sparing the inherited fds (sorted by spawn) and clearing their FD_CLOEXEC.
+    unsigned first = report_fd >= 0 ? kReportFd + 1 : kReportFd;
+    for (int fd : spec.inherit_fds) {
+        if (fd < int(first)) continue;
+        if (unsigned(fd) > first) close_range(first, unsigned(fd) - 1, 0);
+        fcntl(fd, F_SETFD, 0);
+        first = unsigned(fd) + 1;
+    }
+    close_range(first, ~0U, 0);
     execvpe(argv[0], argv, envp);
     _exit(127);
 }
@@ -74,7 +84,9 @@ SpawnSpec command(std::vector<std::string> argv, double wall_seconds, std::size_
     return spec;
 }
 
-Finished spawn(const SpawnSpec& spec) {
+Finished spawn(const SpawnSpec& given) {
+    SpawnSpec spec = given;
+    std::sort(spec.inherit_fds.begin(), spec.inherit_fds.end());
     std::vector<std::string> args = spec.argv, env;
     for (char** e = environ; *e; ++e) env.emplace_back(*e);
     env.insert(env.end(), spec.env.begin(), spec.env.end());
@@ -83,6 +95,8 @@ Finished spawn(const SpawnSpec& spec) {
     int out[2], rep[2] = {-1, -1};
     if (pipe2(out, O_CLOEXEC) != 0 || (spec.report_pipe && pipe2(rep, O_CLOEXEC) != 0))
         throw std::runtime_error(fmt::format("cannot create a pipe ({}): raise the open-file limit", std::strerror(errno)));
+    // The program opens the pipe by path (/dev/fd/3); a sandbox runs it as another uid.
+    if (rep[1] >= 0) fchmod(rep[1], 0666);
     pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(fmt::format("cannot fork ({}): too many processes?", std::strerror(errno)));
     if (pid == 0) exec_child(spec, argv.data(), envp.data(), out[1], rep[1]);

@@ -30,6 +30,7 @@ struct SpawnSpec {
     bool isolate_network = false;
     bool report_pipe = false;        // fd 3 is the write end of a pipe read into `report`
     bool fixed_addresses = false;    // no address-space randomisation: runs that must repeat exactly
+    std::vector<int> inherit_fds;    // kept open at their numbers (>= 4) across exec: a sandbox's seccomp memfd
 };
 
 inline constexpr int kReportFd = 3;

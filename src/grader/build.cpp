@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "static_checks.hpp"
-#include "common/subprocess.hpp"
+#include "sandboxed.hpp"
 #include "trusted_sources.hpp"
 
 namespace perflab::grader {
@@ -18,14 +18,51 @@ namespace {
 
 constexpr std::size_t kCompilerOutputCap = 64 * 1024;
 
-Finished run_toolchain(const std::vector<std::string>& argv, const std::string& cwd, double seconds) {
+// What the toolchain may see besides the system: the grader's own pieces, copied into
+// a directory of their own, so that nothing else of the installation (a baseline or
+// policy an instructor keeps beside the grader) is ever visible in a sandbox.
+struct Toolkit {
+    std::string dir, include_dir, link_script, host_runtime;
+};
+
+Toolkit prepare_toolkit(const Layout& layout, const HandinDirs& dirs) {
+    Toolkit t;
+    t.dir = (fs::path(dirs.root).parent_path() / "toolkit").string();
+    t.include_dir = t.dir + "/include";
+    fs::create_directories(t.include_dir);
+    auto copy = [](const std::string& from, const std::string& to) {
+        std::error_code ec;
+        fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+        if (ec) throw std::runtime_error(fmt::format("cannot copy '{}' for the sandbox ({}): check the work directory", from, ec.message()));
+        fs::permissions(to, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                fs::perms::others_read | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec);
+    };
+    copy(layout.include_dir + "/defs.h", t.include_dir + "/defs.h");
+    t.link_script = t.dir + "/link-host.sh";
+    copy(layout.link_script, t.link_script);
+    // link-host.sh finds the export list beside itself.
+    copy((fs::path(layout.link_script).parent_path() / "host-exports").string(), t.dir + "/host-exports");
+    t.host_runtime = t.dir + "/host-runtime.o";
+    copy(layout.host_runtime, t.host_runtime);
+    for (const auto& d : {t.dir, t.include_dir}) fs::permissions(d, fs::perms(0755));
+    return t;
+}
+
+// The compiler sandbox: the hand-in's sources and the toolkit read-only, the build
+// directory writable, the system's /usr, a small /tmp; no network, no other file.
+Finished run_toolchain(const std::vector<std::string>& argv, const HandinDirs& dirs, const Toolkit& toolkit,
+                       double seconds, std::uint64_t memory_bytes) {
+    SandboxSpec box;
+    box.kind = SandboxKind::compiler;
+    box.read_only = {dirs.src, toolkit.dir};
+    box.writable_dir = dirs.build;
+    box.tmpfs_bytes = 256ull << 20;  // cc1's .s files and the link script's scratch
     SpawnSpec spec = command(argv, seconds, kCompilerOutputCap);
-    spec.cwd = cwd;
-    spec.env = {"LC_ALL=C"};
-    spec.isolate_network = true;
     spec.limits.cpu_seconds = rlim_t(seconds) + 1;
-    spec.limits.file_size_bytes = 512ull << 20;
-    return spawn(spec);
+    spec.limits.address_space_bytes = memory_bytes;
+    spec.limits.file_size_bytes = 256ull << 20;
+    spec.limits.processes = 512;  // counted per uid: gcc, cc1, as, collect2, ld
+    return spawn_sandboxed(box, spec);
 }
 
 std::vector<std::string> split_flags(const std::string& flags) {
@@ -35,10 +72,10 @@ std::vector<std::string> split_flags(const std::string& flags) {
     return out;
 }
 
-std::vector<std::string> compile_command(const Layout& layout, const std::string& source, const std::string& object) {
-    std::vector<std::string> argv{"gcc"};
+std::vector<std::string> compile_command(const Toolkit& toolkit, const std::string& source, const std::string& object) {
+    std::vector<std::string> argv{"/usr/bin/gcc"};
     for (auto& f : split_flags(kStudentCFlags)) argv.push_back(f);
-    argv.insert(argv.end(), {"-I" + layout.include_dir, "-c", source, "-o", object});
+    argv.insert(argv.end(), {"-I" + toolkit.include_dir, "-c", source, "-o", object});
     return argv;
 }
 
@@ -62,14 +99,30 @@ void write_text(const std::string& path, const std::string& text) {
     if (!out.flush()) throw std::runtime_error(fmt::format("cannot write '{}': check the work directory has space", path));
 }
 
-Finished link(const Layout& layout, const std::string& work_dir, const std::string& source,
-              const std::vector<std::string>& objects_and_flags, const std::string& out, double seconds) {
-    std::vector<std::string> argv{layout.link_script, out, layout.host_runtime, source};
+Finished link(const HandinDirs& dirs, const Toolkit& toolkit, const std::string& source,
+              const std::vector<std::string>& objects_and_flags, const std::string& out, double seconds,
+              std::uint64_t memory_bytes) {
+    // The sandbox clears the environment: the flags reach the script through env.
+    std::vector<std::string> argv{"/usr/bin/env", std::string("KCFLAGS=") + kStudentCFlags, "/bin/bash",
+                                  toolkit.link_script, out, toolkit.host_runtime, source};
     argv.insert(argv.end(), objects_and_flags.begin(), objects_and_flags.end());
-    SpawnSpec spec = command(argv, seconds, kCompilerOutputCap);
-    spec.cwd = work_dir;
-    spec.env = {"LC_ALL=C", std::string("KCFLAGS=") + kStudentCFlags};
-    return spawn(spec);
+    return run_toolchain(argv, dirs, toolkit, seconds, memory_bytes);
+}
+
+// The compiler's verdict when it was stopped rather than finished.
+std::optional<Outcome> stopped(const Finished& f, const BuildSettings& settings) {
+    if (f.timed_out || f.signal == SIGXCPU)
+        return Outcome{Status::compile_error, fmt::format("compiling kernels.c took over {:.0f} s: simplify the macros or "
+                                                          "what the file includes", settings.compile_seconds)};
+    if (f.signal == SIGXFSZ)
+        return Outcome{Status::compile_error, "the compiler's output grew past its file-size limit: include or embed less"};
+    if (f.signal == SIGSYS)
+        return Outcome{Status::compile_error, "the compiler was stopped for a system call the sandbox forbids: "
+                                              "remove what the file asks the toolchain to do beyond compiling"};
+    if (f.output_truncated && !f.exited_ok())
+        return Outcome{Status::compile_error, "kernels.c: " + first_error_line(f.output) +
+                                                  " (output cut at 64 KiB: fix the first error)"};
+    return std::nullopt;
 }
 
 }  // namespace
@@ -78,28 +131,33 @@ std::string first_error_line(const std::string& log) {
     std::istringstream in(log);
     std::string fallback;
     for (std::string line; std::getline(in, line);) {
-        if (line.find("error:") != std::string::npos || line.find("undefined reference") != std::string::npos)
+        // gcc says "error:", the assembler (an .incbin of a missing file) "Error:".
+        if (line.find("error:") != std::string::npos || line.find("Error:") != std::string::npos ||
+            line.find("undefined reference") != std::string::npos)
             return line;
         if (fallback.empty() && !line.empty()) fallback = line;
     }
     return fallback.empty() ? "no output" : fallback;
 }
 
-Built build_handin(const Layout& layout, const std::string& work_dir, const BuildSettings& settings) {
+Built build_handin(const Layout& layout, const HandinDirs& dirs, const BuildSettings& settings) {
     Built b;
-    const std::string source = work_dir + "/kernels.c", object = work_dir + "/kernels.o";
-    Finished cc = run_toolchain(compile_command(layout, source, object), work_dir, settings.compile_seconds);
+    const Toolkit toolkit = prepare_toolkit(layout, dirs);
+    const std::string source = dirs.src + "/kernels.c", object = dirs.build + "/kernels.o";
+    Finished cc = run_toolchain(compile_command(toolkit, source, object), dirs, toolkit, settings.compile_seconds,
+                                settings.memory_bytes);
     b.log = cc.output;
-    if (cc.timed_out || cc.signal == SIGXCPU) {
-        b.failure = Outcome{Status::compile_error,
-                            fmt::format("compiling kernels.c took over {:.0f} s: simplify the macros or templates",
-                                        settings.compile_seconds)};
+    if (auto why = stopped(cc, settings)) {
+        b.failure = why;
         return b;
     }
     if (!cc.exited_ok()) {
         std::string line = first_error_line(cc.output);
         // The compiler's path for the file is our temporary one; the student knows it as kernels.c.
         if (line.rfind(source, 0) == 0) line = "kernels.c" + line.substr(source.size());
+        if (line.find("ory exhausted") != std::string::npos || line.find("out of memory") != std::string::npos ||
+            line.find("annot allocate") != std::string::npos)
+            line += fmt::format(" (the compiler may use {} MiB: include or generate less)", settings.memory_bytes >> 20);
         b.failure = Outcome{Status::compile_error, line};
         return b;
     }
@@ -111,32 +169,40 @@ Built build_handin(const Layout& layout, const std::string& work_dir, const Buil
         return b;
     }
 
-    write_text(work_dir + "/alloc_guard.c", alloc_guard_source());
-    Finished guard = run_toolchain({"gcc", "-O2", "-c", "alloc_guard.c", "-o", "alloc_guard.o"}, work_dir, 60);
+    write_text(dirs.src + "/alloc_guard.c", alloc_guard_source());
+    Finished guard = run_toolchain({"/usr/bin/gcc", "-O2", "-c", dirs.src + "/alloc_guard.c", "-o", dirs.build + "/alloc_guard.o"},
+                                   dirs, toolkit, 60, settings.memory_bytes);
     if (!guard.exited_ok())
         throw std::runtime_error("cannot compile the grader's allocation guard: " + first_error_line(guard.output));
-    std::vector<std::string> objects{object, work_dir + "/alloc_guard.o"};
+    std::vector<std::string> objects{object, dirs.build + "/alloc_guard.o"};
     for (auto& f : alloc_guard_link_flags()) objects.push_back(f);
-    Finished ld = link(layout, work_dir, source, objects, work_dir + "/kernel-host", settings.compile_seconds);
+    Finished ld = link(dirs, toolkit, source, objects, dirs.build + "/kernel-host", settings.compile_seconds,
+                       settings.memory_bytes);
     b.log += ld.output;
+    if (auto why = stopped(ld, settings)) {
+        b.failure = why;
+        return b;
+    }
     if (!ld.exited_ok()) {
         b.failure = Outcome{Status::compile_error, explain_link_failure(ld.output)};
         return b;
     }
-    b.host = work_dir + "/kernel-host";
+    b.host = dirs.build + "/kernel-host";
     return b;
 }
 
 std::string link_trusted_host(const Layout& layout, const std::string& work_dir, const std::string& kernels_text) {
-    fs::create_directories(work_dir);
-    const std::string source = work_dir + "/kernels.c", object = work_dir + "/kernels.o";
+    HandinDirs dirs(work_dir);
+    const Toolkit toolkit = prepare_toolkit(layout, dirs);
+    const std::string source = dirs.src + "/kernels.c", object = dirs.build + "/kernels.o";
     write_text(source, kernels_text);
-    Finished cc = run_toolchain(compile_command(layout, source, object), work_dir, 120);
+    const std::uint64_t memory = 2ull << 30;
+    Finished cc = run_toolchain(compile_command(toolkit, source, object), dirs, toolkit, 120, memory);
     if (!cc.exited_ok()) throw std::runtime_error("cannot compile the calibration kernels: " + first_error_line(cc.output));
-    Finished ld = link(layout, work_dir, source, {object}, work_dir + "/kernel-host", 120);
+    Finished ld = link(dirs, toolkit, source, {object}, dirs.build + "/kernel-host", 120, memory);
     if (!ld.exited_ok())
         throw std::runtime_error("cannot link a kernel host with " + layout.host_runtime + ": " + first_error_line(ld.output));
-    return work_dir + "/kernel-host";
+    return dirs.build + "/kernel-host";
 }
 
 }  // namespace perflab::grader

@@ -1,15 +1,19 @@
-// Turning one untrusted kernels.c into a kernel host: compiled with the
-// instructor's fixed flags (a student Makefile is never looked at) under a time
-// limit and an output cap, checked statically, then linked with the host runtime
-// and the allocation guard.
+// Turning one untrusted kernels.c into a kernel host: compiled with the instructor's
+// fixed flags (a student Makefile is never looked at) in the compiler sandbox, which
+// sees the hand-in, a copy of defs.h and the system's headers and tools, nothing else,
+// under a time, memory and file-size limit and an output cap; checked statically
+// (early, friendly feedback: the sandbox is the fence); then linked with the host
+// runtime and the allocation guard into a kernel host, in the same kind of sandbox.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "layout.hpp"
 #include "outcome.hpp"
+#include "sandboxed.hpp"
 
 namespace perflab::grader {
 
@@ -17,6 +21,7 @@ inline constexpr const char* kStudentCFlags = "-O2 -Wall -g";
 
 struct BuildSettings {
     double compile_seconds = 60;
+    std::uint64_t memory_bytes = 2ull << 30;  // address space of each compiler process
     const std::set<std::string>* library_names = nullptr;  // for the interposition check; null skips it
 };
 
@@ -26,8 +31,8 @@ struct Built {
     std::string log;                 // compiler and linker output, for the feedback
 };
 
-// Builds `work_dir`/kernels.c into `work_dir`/kernel-host.
-Built build_handin(const Layout& layout, const std::string& work_dir, const BuildSettings& settings);
+// Builds dirs.src/kernels.c into dirs.build/kernel-host.
+Built build_handin(const Layout& layout, const HandinDirs& dirs, const BuildSettings& settings);
 
 // Links a kernel host from `kernels_text` without checks (the grader's own calibration kernels).
 // Throws std::runtime_error with the linker's first error.

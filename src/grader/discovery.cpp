@@ -6,7 +6,9 @@
 #include <map>
 #include <sstream>
 
-#include "common/subprocess.hpp"
+#include <archive.h>
+#include <archive_entry.h>
+#include <memory>
 
 namespace perflab::grader {
 namespace fs = std::filesystem;
@@ -14,6 +16,8 @@ namespace {
 
 constexpr const char* kKernels = "kernels.c";
 constexpr std::size_t kMaxSourceBytes = 4 * 1024 * 1024;
+constexpr std::size_t kMaxArchiveBytes = 64 * 1024 * 1024;
+constexpr std::size_t kMaxArchiveEntries = 10000;
 
 bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -40,14 +44,6 @@ bool is_archive(const std::string& path) {
     return ends_with(path, ".tar") || ends_with(path, ".tar.gz") || ends_with(path, ".tgz");
 }
 
-std::string run_tar(const std::vector<std::string>& argv, const std::string& archive) {
-    Finished f = spawn(command(argv, 30, kMaxSourceBytes + 1));
-    if (!f.exited_ok())
-        throw HandinError(fmt::format("{} is not a readable tar archive: upload a .tar or .tar.gz made with tar",
-                                      fs::path(archive).filename().string()));
-    return f.output;
-}
-
 bool escapes(const std::string& member) {
     if (member.empty() || member[0] == '/') return true;
     for (const auto& part : fs::path(member))
@@ -62,27 +58,50 @@ bool is_kernels_member(const std::string& member) {
     return file == kKernels || ends_with(file, std::string("-") + kKernels);
 }
 
+// Read in this process with libarchive: no tar program ever sees a member name (a
+// name like `--to-command=sh` is data here, never an option), nothing is unpacked
+// onto the disk, and only the one kernels member's bytes are kept.
 std::string from_archive(const Handin& h) {
-    std::string name = fs::path(h.path).filename().string();
-    std::istringstream listing(run_tar({"tar", "-tf", h.path}, h.path));
+    const std::string name = fs::path(h.path).filename().string();
+    std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
+    archive_read_support_filter_gzip(a.get());
+    archive_read_support_format_tar(a.get());
+    const HandinError unreadable(fmt::format("{} is not a readable tar archive: upload a .tar or .tar.gz made with tar", name));
+    if (archive_read_open_filename(a.get(), h.path.c_str(), 64 * 1024) != ARCHIVE_OK) throw unreadable;
     std::vector<std::string> found;
-    for (std::string member; std::getline(listing, member);) {
+    std::string text;
+    std::size_t expanded = 0, entries = 0;
+    std::vector<char> block(64 * 1024);
+    archive_entry* e = nullptr;
+    for (int rc; (rc = archive_read_next_header(a.get(), &e)) != ARCHIVE_EOF;) {
+        if (rc < ARCHIVE_WARN) throw unreadable;
+        if (++entries > kMaxArchiveEntries)
+            throw HandinError(fmt::format("{} holds over {} files: pack only kernels.c", name, kMaxArchiveEntries));
+        const char* path = archive_entry_pathname(e);
+        std::string member = path ? path : "";
         if (escapes(member))
             throw HandinError(fmt::format("{} holds '{}', a path outside the archive: pack only your files", name, member));
-        if (is_kernels_member(member)) found.push_back(member);
+        bool kernels = is_kernels_member(member);
+        if (kernels) {
+            found.push_back(member);
+            // A symlink, a hard link or a device never becomes the source.
+            if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e) != nullptr)
+                throw HandinError(fmt::format("{}: {} is not a regular file: pack the file itself", name, member));
+        }
+        // Every byte is counted, kept or not: a small archive may expand without end.
+        for (la_ssize_t n; (n = archive_read_data(a.get(), block.data(), block.size())) != 0;) {
+            if (n < 0) throw unreadable;
+            expanded += std::size_t(n);
+            if (expanded > kMaxArchiveBytes)
+                throw HandinError(fmt::format("{} expands to over {} MiB: pack only kernels.c", name, kMaxArchiveBytes >> 20));
+            if (kernels && found.size() == 1 && text.size() <= kMaxSourceBytes) text.append(block.data(), std::size_t(n));
+        }
     }
     if (found.empty()) throw HandinError(fmt::format("{} has no kernels.c: put kernels.c in the archive", name));
     if (found.size() > 1)
         throw HandinError(fmt::format("{} has {} kernels files ({}): keep one", name, found.size(),
                                       fmt::join(found, ", ")));
-    // Listed members only, written by us: a symlink or device in the archive
-    // never reaches the file system.
-    std::istringstream verbose(run_tar({"tar", "-tvf", h.path, found[0]}, h.path));
-    std::string line;
-    std::getline(verbose, line);
-    if (line.empty() || line[0] != '-')
-        throw HandinError(fmt::format("{}: {} is not a regular file: pack the file itself", name, found[0]));
-    return run_tar({"tar", "-xOf", h.path, found[0]}, h.path);
+    return text;
 }
 
 std::string from_directory(const Handin& h) {

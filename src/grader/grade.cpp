@@ -19,10 +19,7 @@ std::string feedback_text(const Record& r, const std::string& body) {
 // Removes the work directory whatever way grading ends.
 struct WorkDir {
     std::string path;
-    explicit WorkDir(std::string p) : path(std::move(p)) {
-        fs::remove_all(path);
-        fs::create_directories(path + "/run");
-    }
+    explicit WorkDir(std::string p) : path(std::move(p)) { fs::remove_all(path); }
     ~WorkDir() {
         std::error_code ec;
         fs::remove_all(path, ec);
@@ -34,11 +31,12 @@ struct WorkDir {
 Graded grade_handin(const Handin& handin, const GradeSettings& settings, const std::string& baseline_file,
                     const std::string& work_dir) {
     WorkDir work(work_dir);
+    HandinDirs dirs(work.path);
     Record r;
     r.id = handin.id;
     r.baseline = baseline_file;
     try {
-        extract_kernels(handin, work.path + "/kernels.c");
+        extract_kernels(handin, dirs.src + "/kernels.c");
     } catch (const HandinError& e) {
         r.status = Status::unusable;
         r.reason = e.what();
@@ -47,16 +45,23 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
     Built built;
     TrialSet set;
     try {
-        built = build_handin(settings.layout, work.path, settings.build);
+        built = build_handin(settings.layout, dirs, settings.build);
         if (built.failure) {
             r.status = built.failure->status;
             r.reason = built.failure->reason;
             return {r, feedback_text(r, built.log)};
         }
         std::vector<std::string> args{"-g", "-t"};
-        if (!baseline_file.empty()) args.insert(args.end(), {"--baseline", baseline_file});
+        // The run reads a copy: the grader's baseline file is never visible in a sandbox.
+        if (!baseline_file.empty()) {
+            const std::string copy = dirs.input + "/baseline.toml";
+            fs::copy_file(baseline_file, copy, fs::copy_options::overwrite_existing);
+            fs::permissions(copy, fs::perms(0644));
+            args.insert(args.end(), {"--baseline", copy});
+        }
         args.insert(args.end(), settings.driver_args.begin(), settings.driver_args.end());
-        set = run_trials(driver_command(settings.layout, built.host), args, work.path + "/run", settings.sandbox, settings.trials);
+        set = run_trials(driver_command(settings.layout, built.host), args, dirs.input, settings.sandbox,
+                         settings.trials);
     } catch (const std::exception& e) {
         // The grader's own tools failed, not the hand-in: say so, and grade the rest.
         r.status = Status::internal_error;

@@ -10,6 +10,7 @@
 #include "common/atomic_file.hpp"
 #include "batch.hpp"
 #include "platforms.hpp"
+#include "common/sandbox.hpp"
 #include "policy_calibration.hpp"
 #include "slurm.hpp"
 #include "static_checks.hpp"
@@ -45,6 +46,8 @@ void add_common(CLI::App& app, Common& c) {
 }
 
 void finish_common(Common& c) {
+    // Untrusted code never runs unsandboxed: no sandbox, no grading.
+    if (auto why = sandbox_unavailable_reason()) throw std::runtime_error(*why);
     c.grade.layout = find_layout(c.perflab);
     if (c.policy_file) c.grade.policy = load_policy(*c.policy_file);
     std::istringstream in(c.driver_args);
@@ -142,9 +145,21 @@ int run(int argc, char** argv) {
     gradescope->add_option("--baseline", gs_baseline, "A fixed baseline TOML")->option_text("FILE");
     add_common(*gradescope, gs_opts);
 
+    auto* check = app.add_subcommand("check-sandbox", "Say whether untrusted code can be sandboxed here (exit 0) or why not (exit 1)");
+
     CLI11_PARSE(app, argc, argv);
 
     if (*slurm_task) return run_slurm_task(task_batch, task_submission, task_index);
+    if (*check) {
+        if (auto why = sandbox_unavailable_reason()) {
+            std::fprintf(stderr, "sandbox unavailable: %s\n", why->c_str());
+            return 1;
+        }
+        std::printf("sandbox ok: %s, programs run as uid %u outside and 65534 inside\n", bwrap_path().c_str(),
+                    unsigned(sandbox_outside_uid()));
+        return 0;
+    }
+
     if (*grade) {
         finish_common(grade_opts);
         batch.grade = grade_opts.grade;

@@ -6,7 +6,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "common/subprocess.hpp"
+#include <filesystem>
+
+#include "sandboxed.hpp"
 
 namespace perflab::grader {
 namespace {
@@ -37,8 +39,17 @@ const std::set<std::string>& allow_list() {
     return names;
 }
 
+// nm, objdump and ldd parse the untrusted object: they run in the compiler sandbox,
+// seeing the system and the directory of the file they read (its last argument).
 std::string run_tool(const std::vector<std::string>& argv) {
-    Finished f = spawn(command(argv, 60, 256 * 1024 * 1024));
+    SandboxSpec box;
+    box.kind = SandboxKind::compiler;
+    std::string file = argv.back();
+    if (file.rfind("/usr/", 0) != 0 && file.rfind("/lib", 0) != 0) box.read_only.push_back(std::filesystem::path(file).parent_path().string());
+    SpawnSpec spec = command(argv, 60, 256 * 1024 * 1024);
+    spec.limits.address_space_bytes = 2ull << 30;
+    spec.limits.cpu_seconds = 60;
+    Finished f = spawn_sandboxed(box, spec);
     if (!f.exited_ok())
         throw std::runtime_error(fmt::format("{} failed on a compiled hand-in: install binutils", argv[0]));
     return f.output;

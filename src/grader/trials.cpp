@@ -52,6 +52,12 @@ Outcome judge_ending(const DriverRun& run, const SandboxSettings& sandbox) {
     if (f.exit_code == kExitHostTimedOut || f.exit_code == kExitHostFailed)
         return {f.exit_code == kExitHostTimedOut ? Status::timeout : Status::crashed,
                 last_nonempty_line(f.output).substr(last_nonempty_line(f.output).find(": ") + 2)};
+    if (f.signal == SIGSYS)
+        return {Status::forbidden, "the program made a system call the sandbox forbids (it was killed by seccomp): "
+                                   "kernels may compute and print, nothing else"};
+    if (f.signal == SIGXFSZ)
+        return {Status::crashed, fmt::format("the program wrote more than the {} MiB a run may write: write less",
+                                             sandbox.file_size_bytes >> 20)};
     if (f.signal != 0)
         return {Status::crashed, fmt::format("the program died of {} outside a kernel call (before main, or after a kernel "
                                              "corrupted the driver's memory): check constructors and out-of-bounds writes",
@@ -69,6 +75,8 @@ const json& member(const json& object, const char* key) {
 }
 
 Status status_of_failure(const std::string& kind, const std::string& error) {
+    // The host's seccomp filter kills it for a system call a kernel may not make.
+    if (kind == "crashed" && error.find("SIGSYS") != std::string::npos) return Status::forbidden;
     // The allocation guard ends the host with its own status when the limit refuses memory.
     if (kind == "crashed" && error.find(fmt::format("exit status {}", kOutOfMemoryExit)) != std::string::npos)
         return Status::out_of_memory;
@@ -85,9 +93,11 @@ DriverRun run_sandboxed(const std::vector<std::string>& driver, const std::vecto
     args.insert(args.end(), driver_args.begin(), driver_args.end());
     args.push_back("--json");
     args.push_back(fmt::format("/dev/fd/{}", kReportFd));
+    // The driver is trusted and runs here, with the grader's limits; it runs the
+    // student's kernel host in the sandbox (--sandbox).
+    args.push_back("--sandbox");
     SpawnSpec spec = command(args, sandbox.wall_seconds);
     spec.cwd = cwd;
-    spec.isolate_network = true;
     spec.report_pipe = true;
     spec.limits = {sandbox.cpu_seconds, sandbox.memory_bytes, sandbox.file_size_bytes, sandbox.processes,
                    sandbox.open_files};
@@ -101,7 +111,7 @@ DriverRun run_sandboxed(const std::vector<std::string>& driver, const std::vecto
 
 Trial judge(const DriverRun& run, const SandboxSettings& sandbox) {
     Trial t;
-    if (!run.report) {
+    if (!run.report || !run.finished.exited_ok()) {
         t.outcome = judge_ending(run, sandbox);
         return t;
     }

@@ -40,8 +40,9 @@ struct Trial {
     KernelTrial rotate, smooth;  // rotate() and smooth(), the graded functions
 };
 
-// One run's verdict: the first failing kernel decides the status, and a run
-// without a report is judged by how the process ended.
+// One run's verdict. A run that did not exit 0 is judged by how it ended, whatever
+// arrived on fd 3 (a report written before a crash or a kill earns nothing); otherwise
+// the first failing kernel decides the status.
 Trial judge(const DriverRun& run, const SandboxSettings& sandbox);
 
 struct TrialSet {

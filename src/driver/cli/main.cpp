@@ -56,9 +56,22 @@ std::pair<HostLaunch, HostLaunch> host_launches(const Options& opt) {
     student.executable = opt.host.value_or(exe_dir() + "/kernel-host");
     reference.executable = opt.reference_host.value_or(exe_dir() + "/reference-host");
     student.start_seconds = opt.timeout_seconds;
-    for (const HostLaunch* l : {&student, &reference})
+    for (HostLaunch* l : {&student, &reference}) {
         if (access(l->executable.c_str(), X_OK) != 0)
             throw HostError(fmt::format("no kernel host at '{}': run make, which builds it from kernels.c", l->executable));
+        // Both hosts alike, so that the cost of a call measured on the reference host
+        // (the seccomp filter's included) is the student host's too.
+        if (opt.sandbox) {
+            SandboxSpec box;
+            box.kind = SandboxKind::kernel_host;
+            box.read_only = {std::filesystem::absolute(l->executable).parent_path().string()};
+            box.tmpfs_bytes = 1u << 20;
+            l->executable = std::filesystem::absolute(l->executable).string();
+            l->sandbox = box;
+        }
+    }
+    if (opt.sandbox)
+        if (auto why = sandbox_unavailable_reason()) throw HostError("--sandbox: " + *why);
     return {student, reference};
 }
 

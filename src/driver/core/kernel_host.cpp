@@ -90,8 +90,25 @@ void KernelHost::spawn() {
     control_->version = PERFLAB_HOST_VERSION;
     control_->request = 1;  // the first command: register (the host answers it on its own)
 
-    std::vector<std::string> argv = launch_.wrapper;
-    argv.insert(argv.end(), {launch_.executable, "--fd", std::to_string(control_fd_)});
+    std::vector<std::string> argv{launch_.executable, "--fd", std::to_string(control_fd_)};
+    std::optional<SandboxCommand> boxed;
+    int info[2] = {-1, -1};
+    if (launch_.sandbox) {
+        // bwrap says on --info-fd which process is the sandbox's init; the host is its child.
+        if (pipe2(info, O_CLOEXEC) != 0)
+            throw HostError(fmt::format("cannot start the kernel host: pipe: {}", std::strerror(errno)));
+        SandboxSpec spec = *launch_.sandbox;
+        spec.keep_fds.push_back(control_fd_);
+        spec.info_fd = info[1];
+        try {
+            boxed = sandbox_command(spec, argv);
+        } catch (const std::exception& e) {
+            close(info[0]);
+            close(info[1]);
+            throw HostError(std::string("cannot sandbox the kernel host: ") + e.what());
+        }
+        argv = boxed->argv;
+    }
     std::vector<char*> args;
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
@@ -102,22 +119,33 @@ void KernelHost::spawn() {
         // A host outlives no driver: not even one killed by SIGKILL.
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         // Nothing of the driver's reaches the host: not its report pipe (the grader's
-        // fd 3), not its files. Only the control block and what a sandbox needs.
+        // fd 3), not its files. Only the control block and what the sandbox needs.
         close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
         fcntl(control_fd_, F_SETFD, 0);
-        for (int fd : launch_.wrapper_fds) fcntl(fd, F_SETFD, 0);
+        if (boxed) {
+            fcntl(info[1], F_SETFD, 0);
+            for (int fd : boxed->inherited_fds) fcntl(fd, F_SETFD, 0);
+        }
         execv(args[0], args.data());
         std::fprintf(stderr, "cannot run the kernel host '%s': %s\n", args[0], std::strerror(errno));
         _exit(127);
     }
     child_ = host_pid_ = pid;
     alive_ = true;
-    if (launch_.info_fd_read >= 0) {
-        host_pid_ = read_info_pid(launch_.info_fd_read, launch_.start_seconds);
-        if (host_pid_ < 0) {
-            kill_host();
-            throw HostError("the sandbox did not say which process the kernel host is: check that bwrap works here");
+    if (boxed) {
+        close(info[1]);
+        const pid_t init = read_info_pid(info[0], launch_.start_seconds);
+        close(info[0]);
+        std::optional<pid_t> program;
+        for (int i = 0; init > 0 && !program && i < 1000; ++i) {
+            program = sandbox_program_pid(init);
+            if (!program) usleep(1000);
         }
+        if (!program) {
+            kill_host();
+            throw HostError("the sandbox did not start the kernel host: run 'grader check-sandbox' to see why");
+        }
+        host_pid_ = *program;
     }
 }
 

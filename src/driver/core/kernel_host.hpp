@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sandbox.hpp"
 #include "driver/core/call_outcome.hpp"
 #include "driver/core/kernel.hpp"
 
@@ -41,11 +42,9 @@ struct HostStartError : HostError {
 
 struct HostLaunch {
     std::string executable;
-    // Runs the host confined (the grader): the argv that wraps the host's own, and
-    // the file descriptors that wrapper needs kept open. Empty: run it as it is.
-    std::vector<std::string> wrapper;
-    std::vector<int> wrapper_fds;
-    int info_fd_read = -1;  // where the wrapper says the host's pid (bwrap --info-fd)
+    // Runs the host confined (the grader's way): the sandbox's files and limits; the
+    // host's control block is added to what it keeps. None: run it as it is.
+    std::optional<SandboxSpec> sandbox;
     unsigned start_seconds = 30;  // for the host's constructors and registration
 };
 
