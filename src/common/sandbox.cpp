@@ -81,13 +81,6 @@ std::vector<std::string> bwrap_options(const SandboxSpec& spec, int seccomp_fd) 
             // /dev/null only: no /dev/zero or /dev/urandom to include, no /proc to reach fds through.
             a.insert(a.end(), {"--dev-bind", "/dev/null", "/dev/null"});
             break;
-        case SandboxKind::whole_driver:
-            add_system(a);
-            a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc",  // this pid namespace's own /proc
-                               "--ro-bind-try", "/sys/devices/system/cpu", "/sys/devices/system/cpu",
-                               "--ro-bind-try", "/sys/kernel/mm/transparent_hugepage",
-                               "/sys/kernel/mm/transparent_hugepage"});
-            break;
         case SandboxKind::kernel_host:
             break;  // statically linked and opens nothing: no system path at all
     }

@@ -27,10 +27,6 @@ namespace perflab {
 enum class SandboxKind {
     compiler,     // gcc/ld/nm: may fork and exec and open the files it can see
     kernel_host,  // the statically linked kernel host: no open, no fork, threads only
-    // Interim, until the two-process engine lands: a whole driver linked with student
-    // code (dynamically linked, opens its libraries and sysfs, pins itself). Remove
-    // once the grader runs the driver outside and only the kernel host inside.
-    whole_driver,
 };
 
 struct SandboxSpec {

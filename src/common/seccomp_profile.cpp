@@ -102,9 +102,6 @@ std::vector<std::string> killed(SandboxKind kind) {
         case SandboxKind::compiler:
             out.insert(out.end(), kSchedulingCalls.begin(), kSchedulingCalls.end());
             break;
-        case SandboxKind::whole_driver:
-            out.insert(out.end(), {"fork", "vfork"});
-            break;
     }
     return out;
 }
@@ -128,12 +125,6 @@ void build(Filter& f, SandboxKind kind) {
         case SandboxKind::compiler:
             kill_namespace_clones(f);
             f.rule(kRefuse, "socket");  // glibc's nscd lookups try one; the net namespace is empty anyway
-            f.rule(kRefuse, "socketpair");
-            break;
-        case SandboxKind::whole_driver:
-            threads_only(f, SCMP_ACT_ALLOW);
-            f.rule(kRefuse, "perf_event_open");  // the driver probes counters and says when they are missing
-            f.rule(kRefuse, "socket");
             f.rule(kRefuse, "socketpair");
             break;
     }
