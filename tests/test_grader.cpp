@@ -243,7 +243,7 @@ TEST_CASE("every fixture hand-in ends in its own status and reason, and cheating
         {"nosmooth", {"compile-error", {"'smooth'"}}},
         {"segfault", {"crashed", {"smooth", "SIGSEGV", "dimension"}}},
         {"loop", {"timeout", {"rotate"}}},
-        {"constructor", {"timeout", {"wall-clock"}}},
+        {"constructor", {"timeout", {"did not finish registering", "constructors"}}},
         {"hugealloc", {"out-of-memory", {"malloc"}}},
         {"forks", {"forbidden", {"fork"}}},
         {"threads", {"forbidden", {"pthread_create"}}},
@@ -480,7 +480,7 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
             hostile.push_back(e.path().stem().string());
             test::write_file(handins + "/" + hostile.back() + ".c", substitute(test::read_file(e.path().string()), values));
         }
-    REQUIRE(hostile.size() >= 13);
+    REQUIRE(hostile.size() >= 15);
     hostile.push_back("tar_option");
 
     auto grade = [&](const std::string& in, const std::string& to) {
@@ -509,7 +509,8 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
     const std::map<std::string, std::string> expected = {
         {"include_shadow", "compile-error"}, {"incbin_secret", "compile-error"}, {"include_devzero", "compile-error"},
         {"daemon", "forbidden"},             {"setns_net", "forbidden"},         {"setpgid_sleep", "forbidden"},
-        {"spin_destructor", "timeout"},      {"tar_option", "ok"},
+        // The host quits without running destructors; the driver never waits for one.
+        {"spin_destructor", "ok"},           {"tar_option", "ok"},
     };
     for (const auto& [id, status] : expected) {
         INFO(id << ": " << records[id].dump());

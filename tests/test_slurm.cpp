@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include <regex>
+
 #include "harness.hpp"
 #include "grader/slurm.hpp"
 
@@ -239,7 +241,11 @@ TEST_CASE("a batch graded through Slurm matches the same batch graded locally", 
     std::set<std::string> baseline_files;
     for (const auto& [id, r] : sr) {
         INFO(r.dump());
-        if (r["status"] != "ok") CHECK(r["reason"] == lr[id]["reason"]);  // the same words for the same failure
+        // The same words for the same failure; the pixel values differ (every run's inputs are secret).
+        static const std::regex pixel_values(R"(\{\d+,\d+,\d+\})");
+        if (r["status"] != "ok")
+            CHECK(std::regex_replace(r["reason"].get<std::string>(), pixel_values, "{...}") ==
+                  std::regex_replace(lr[id]["reason"].get<std::string>(), pixel_values, "{...}"));
         CHECK(r["node"] == host());
         baseline_files.insert(r["baseline"].get<std::string>());
         CHECK(fs::exists(r["baseline"].get<std::string>()));

@@ -49,9 +49,13 @@ Outcome judge_ending(const DriverRun& run, const SandboxSettings& sandbox) {
     if (f.exit_code == 2 && f.output.find("out of memory") != std::string::npos)
         return {Status::out_of_memory, fmt::format("the driver ran out of memory within the {} MiB limit: allocate less", mib)};
     // The driver itself says when kernels.c's constructors or registration failed.
-    if (f.exit_code == kExitHostTimedOut || f.exit_code == kExitHostFailed)
-        return {f.exit_code == kExitHostTimedOut ? Status::timeout : Status::crashed,
-                last_nonempty_line(f.output).substr(last_nonempty_line(f.output).find(": ") + 2)};
+    if (f.exit_code == kExitHostTimedOut || f.exit_code == kExitHostFailed) {
+        const std::string line = last_nonempty_line(f.output);
+        const std::string why = line.substr(line.find(": ") + 2);
+        if (f.exit_code == kExitHostTimedOut) return {Status::timeout, why};
+        // The host's seccomp filter killed a constructor's forbidden system call.
+        return {why.find("SIGSYS") != std::string::npos ? Status::forbidden : Status::crashed, why};
+    }
     if (f.signal == SIGSYS)
         return {Status::forbidden, "the program made a system call the sandbox forbids (it was killed by seccomp): "
                                    "kernels may compute and print, nothing else"};

@@ -302,6 +302,8 @@ CallOutcome KernelHost::death_outcome() {
         out.fault_address = reinterpret_cast<const void*>(control_->fault_address);
     } else if (WIFSIGNALED(child_status_)) {
         out.signal = WTERMSIG(child_status_);
+    } else if (launch_.sandbox && WIFEXITED(child_status_) && WEXITSTATUS(child_status_) > 128) {
+        out.signal = WEXITSTATUS(child_status_) - 128;  // bwrap passes a signal on as 128 + N
     } else {
         out.kind = CallOutcome::Kind::exited;
         out.exit_code = WIFEXITED(child_status_) ? WEXITSTATUS(child_status_) : -1;
