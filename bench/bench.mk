@@ -25,3 +25,19 @@ BENCH_TARGETS := bench-reference bench-repeatability $(BENCH_TARGETS)
 bench:
 	@for target in $(BENCH_TARGETS); do \
 	  echo "== $$target"; $(MAKE) --no-print-directory -j1 $$target || exit 1; done
+
+# bench-engine: the two-process engine's CPEs against the one-process measurement it
+# replaced, for every reference variant (issue 12's goal: within 5% at dims >= 128,
+# 10% at 64). The in-process timer registers reference/solutions.c itself.
+ENGINE_COMPARE := $(B)/bench/engine_compare
+$(B)/obj/bench/engine_compare.o: PERFLAB_CXXFLAGS += -Ikernels
+$(ENGINE_COMPARE): $(B)/obj/bench/engine_compare.o $(B)/obj/reference/solutions.o $$(REFERENCE_LIB) $(DRIVER_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(filter %.o %.a,$^) $(PERFLAB_LDLIBS) -o $@
+
+.PHONY: bench-engine
+bench-engine: $(DRIVER_BIN) reference-host $$(SOLUTIONS_HOST) $(ENGINE_COMPARE)
+	./$(DRIVER_BIN) -t --host $(SOLUTIONS_HOST) --json $(B)/bench-engine.json > /dev/null
+	$(ENGINE_COMPARE) $(B)/bench-engine.json
+
+BENCH_TARGETS += bench-engine
