@@ -14,28 +14,29 @@ CC       := gcc
 endif
 CXX      ?= g++
 B        := build
-# The classic handout compiled kernels with `gcc -Wall -O2 -m32`; on x86-64 we keep
-# -O2 and -Wall and drop -m32. -g changes no code and lets cachegrind name functions.
-KCFLAGS  ?= -O2 -Wall -g
+include mk/lab.mk
+KCFLAGS  ?= $(LAB_KCFLAGS)
 KERNELS  ?= kernels/kernels.c
 CXXFLAGS ?= -O2 -g -Wall -Wextra
-PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Isrc -Ikernels -Ireference -Iprobe -MMD -MP
+PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Isrc -I$(B)/gen -Ikernels -Ireference -Iprobe -MMD -MP
 PERFLAB_LDLIBS   := -lfmt -lpfm -lsodium -lseccomp -larchive -lm -pthread
 
-# Debian packages the build needs; mk/deps.sh installs them or prints the command.
-DEPS_PACKAGES := g++ make binutils libfmt-dev libpfm4-dev libcli11-dev nlohmann-json3-dev \
-                 libtomlplusplus-dev libsodium-dev bubblewrap libseccomp-dev libarchive-dev
-# slurmctld, slurmd, slurm-client and munge: the Slurm tests start a one-node
-# cluster on 127.0.0.1 (tests/slurm/cluster.sh).
-TEST_PACKAGES := catch2 valgrind gnuplot-nox slurmctld slurmd slurm-client munge
+# Debian packages (mk/lab.mk); mk/deps.sh installs the missing ones or prints the command.
+DEPS_PACKAGES := $(LAB_DRIVER_PACKAGES) $(LAB_PFM_PACKAGE) $(LAB_GRADER_PACKAGES)
+TEST_PACKAGES := $(LAB_TEST_PACKAGES)
 DEPS_STAMP := $(B)/.deps-ok
 
-$(DEPS_STAMP): mk/deps.sh
+.PHONY: print-packages
+print-packages:
+	@echo $(DEPS_PACKAGES) $(TEST_PACKAGES)
+
+$(DEPS_STAMP): mk/deps.sh mk/lab.mk
 	@mkdir -p $(B)
 	@mk/deps.sh $(DEPS_PACKAGES)
 	@touch $@
 
-$(B)/.test-deps-ok: mk/deps.sh
+# After the build's: two apt-gets at once would fight over dpkg's lock.
+$(B)/.test-deps-ok: mk/deps.sh $(DEPS_STAMP)
 	@mkdir -p $(B)
 	@mk/deps.sh $(TEST_PACKAGES)
 	@touch $@
@@ -43,8 +44,20 @@ $(B)/.test-deps-ok: mk/deps.sh
 .PHONY: deps
 deps: $(DEPS_STAMP) $(B)/.test-deps-ok
 
+# The lab's settings for C++, from mk/lab.mk.
+LAB_HEADER := $(B)/gen/lab_settings.hpp
+$(LAB_HEADER): mk/lab.mk
+	@mkdir -p $(dir $@)
+	@{ echo '// Written by make from mk/lab.mk: edit that file, not this one.'; \
+	   echo '#pragma once'; \
+	   echo 'namespace perflab {'; \
+	   echo 'inline constexpr const char* kLabKcflags = "$(LAB_KCFLAGS)";'; \
+	   echo 'inline constexpr int kLabDims[] = {$(subst $(eval) ,$(comma) ,$(strip $(LAB_DIMS)))};'; \
+	   echo '}  // namespace perflab'; } > $@.tmp && mv $@.tmp $@
+comma := ,
+
 # Generic rules: every C++ source under the tree compiles to build/obj/<path>.o.
-$(B)/obj/%.o: %.cpp | $(DEPS_STAMP)
+$(B)/obj/%.o: %.cpp | $(DEPS_STAMP) $(LAB_HEADER)
 	@mkdir -p $(dir $@)
 	$(CXX) $(PERFLAB_CXXFLAGS) -c $< -o $@
 

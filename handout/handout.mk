@@ -14,7 +14,7 @@ HANDOUT_TAR    ?= $(B)/perflab-handout.tar
 HANDOUT_DRIVER := $(DRIVER_SOURCES) $(wildcard src/common/*.hpp src/driver/*/*.hpp src/host/*.c src/host/*.h)
 HANDOUT_ORACLE := reference/naive.c reference/oracle.h reference/speed_of_light.c
 HANDOUT_FILES  := handout/Makefile handout/README handout/team.c \
-                  handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-host.sh mk/host-exports
+                  handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-host.sh mk/host-exports mk/lab.mk mk/lab-setting.sh
 
 # Rewritten when BASELINE or POLICY changes, so that the tarball is rebuilt.
 $(HANDOUT_TAR).bake: FORCE
@@ -22,9 +22,9 @@ $(HANDOUT_TAR).bake: FORCE
 	@printf '%s\n' '$(abspath $(BASELINE))' '$(abspath $(POLICY))' | cmp -s - $@ || \
 	    printf '%s\n' '$(abspath $(BASELINE))' '$(abspath $(POLICY))' > $@
 
-$(HANDOUT_TAR): $(HANDOUT_FILES) $(HANDOUT_DRIVER) $(HANDOUT_ORACLE) $(BASELINE) $(POLICY) $(HANDOUT_TAR).bake
+$(HANDOUT_TAR): $(HANDOUT_FILES) $(HANDOUT_DRIVER) $(HANDOUT_ORACLE) $(LAB_HEADER) $(BASELINE) $(POLICY) $(HANDOUT_TAR).bake
 	@echo "handout/make-handout.sh $@$(if $(BASELINE), BASELINE=$(BASELINE))$(if $(POLICY), POLICY=$(POLICY))"
-	@HANDOUT_DRIVER='$(HANDOUT_DRIVER)' HANDOUT_ORACLE='$(HANDOUT_ORACLE)' \
+	@HANDOUT_DRIVER='$(HANDOUT_DRIVER)' HANDOUT_ORACLE='$(HANDOUT_ORACLE)' LAB_HEADER='$(LAB_HEADER)' \
 	BASELINE='$(BASELINE)' POLICY='$(POLICY)' handout/make-handout.sh $@
 
 .PHONY: handout

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the student handout tarball (see handout/handout.mk).
 #   handout/make-handout.sh OUTPUT.tar
-# Environment: HANDOUT_DRIVER (the driver's C++ sources and headers),
+# Environment: HANDOUT_DRIVER (the driver's C++ sources and headers), LAB_HEADER
+# (the lab's settings as C++, written by make from mk/lab.mk),
 # HANDOUT_ORACLE (the naive oracle's C files), BASELINE and POLICY (optional
 # files to bake in as baseline.toml / policy.toml).
 # Layout, all at the top of the archive:
@@ -30,16 +31,17 @@ for f in $HANDOUT_DRIVER; do
   put 644 "perflab/src/$(dirname "$rel")" "$f"
 done
 put 644 perflab/reference $HANDOUT_ORACLE
-put 755 perflab/mk mk/deps.sh mk/link-host.sh
-put 644 perflab/mk mk/host-exports
+put 644 perflab/src "$LAB_HEADER"
+put 755 perflab/mk mk/deps.sh mk/link-host.sh mk/lab-setting.sh
+put 644 perflab/mk mk/host-exports mk/lab.mk
 put 644 perflab handout/team.c
 
 # A baked baseline must cover the dimensions students' ./driver runs by default
-# (Options::rotate_dims / smooth_dims in src/driver/cli/options.hpp), or every plain
+# (LAB_DIMS in mk/lab.mk), or every plain
 # ./driver run would stop with an error.
 if [ -n "${BASELINE:-}" ]; then
   for kernel in rotate smooth; do
-    for dim in 64 128 256 512; do
+    for dim in $(mk/lab-setting.sh LAB_DIMS); do
       if ! awk -v sec="[$kernel.cpe]" -v dim="$dim" '
              /^[[:space:]]*\[/ { gsub(/[[:space:]]/, ""); in_sec = ($0 == sec); next }
              in_sec && $1 == dim && $2 == "=" { found = 1 }

@@ -13,7 +13,7 @@ for pkg in "$@"; do
 done
 [ -z "$missing" ] && exit 0
 
-cmd="apt-get install -y$missing"
+cmd="apt-get install -y --no-install-recommends$missing"
 if [ "$(id -u)" = 0 ]; then
   runner=""
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
@@ -25,9 +25,10 @@ else
 fi
 echo "perflab: installing missing Debian packages:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-if ! $runner apt-get install -y -q $missing >&2; then
+# Recommends are not needed: the Slurm daemons' would bring a mail server and printing.
+if ! $runner apt-get install -y -q --no-install-recommends $missing >&2; then
   # A fresh machine has no package lists yet.
-  $runner apt-get update -q >&2 && $runner apt-get install -y -q $missing >&2 || {
+  $runner apt-get update -q >&2 && $runner apt-get install -y -q --no-install-recommends $missing >&2 || {
     echo "perflab: could not install:$missing; run: sudo apt-get update && sudo $cmd" >&2
     exit 1
   }

@@ -8,7 +8,7 @@
 set -euo pipefail
 out=$1 runtime=$2 source=$3
 shift 3
-: "${CC:=gcc}" "${KCFLAGS:=-O2 -Wall -g}"
+: "${CC:=gcc}" "${KCFLAGS:=$("$(dirname "$0")/lab-setting.sh" LAB_KCFLAGS)}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

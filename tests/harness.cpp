@@ -1,5 +1,7 @@
 #include "harness.hpp"
 
+#include "lab_settings.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -84,7 +86,7 @@ std::string build_driver(const std::string& kernels_source, const std::string& e
     if (fs::exists(dir) && !fs::is_directory(dir)) fs::remove(dir);  // a driver of the one-process days
     fs::create_directories(dir);
     std::string obj = dir + "/kernels.o";
-    std::string kcflags = "-O2 -Wall -g " + extra_kcflags;
+    std::string kcflags = std::string(kLabKcflags) + " " + extra_kcflags;
     auto compile = run({"/bin/bash", "-c",
                         "gcc " + kcflags + " -I" + repo("kernels") + " -c '" + src.string() + "' -o '" + obj + "' && KCFLAGS='" +
                             kcflags + "' " + repo("mk/link-host.sh") + " '" + dir + "/kernel-host' " + repo("build/host-runtime.o") +

@@ -382,7 +382,7 @@ TEST_CASE("the handout's make stops with the exact install command when a packag
     INFO(r.out << r.err);
     CHECK(r.status != 0);
     CHECK(r.err.find("perflab: missing Debian packages: perflab-no-such-package") != std::string::npos);
-    CHECK(r.err.find("perflab: install them with: sudo apt-get update && sudo apt-get install -y "
+    CHECK(r.err.find("perflab: install them with: sudo apt-get update && sudo apt-get install -y --no-install-recommends "
                      "perflab-no-such-package") != std::string::npos);
     CHECK_FALSE(fs::exists(dir + "/build/obj"));  // nothing compiled before the check
     CHECK_FALSE(fs::exists(dir + "/driver"));

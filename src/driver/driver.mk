@@ -42,11 +42,11 @@ kernel-host: $(B)/obj/student/kernels.o $(HOST_RUNTIME) mk/link-host.sh
 	KCFLAGS='$(KCFLAGS)' mk/link-host.sh $@ $(HOST_RUNTIME) $(KERNELS) $(B)/obj/student/kernels.o
 
 # The reference host plays a kernels file that registers the driver's own functions.
-$(B)/obj/src/host/reference_kernels.o: KCFLAGS += -DPERFLAB_WITH_REFERENCES -Ireference
+$(B)/obj/reference/reference_registration.o: KCFLAGS += -Isrc/host
 # $$: the reference objects are defined by reference/reference.mk, read later.
 .SECONDEXPANSION:
 reference-host: $(B)/obj/src/host/reference_kernels.o $(B)/obj/reference/naive.o $(B)/obj/reference/speed_of_light.o \
-                $$(REFERENCE_OBJECTS) $(HOST_RUNTIME) mk/link-host.sh
+                $(B)/obj/reference/reference_registration.o $$(REFERENCE_OBJECTS) $(HOST_RUNTIME) mk/link-host.sh
 	KCFLAGS='$(KCFLAGS)' mk/link-host.sh $@ $(HOST_RUNTIME) src/host/reference_kernels.c $(filter %.o,$(filter-out $(HOST_RUNTIME),$^))
 
 .PHONY: FORCE

@@ -11,13 +11,14 @@
 #include <set>
 #include <string>
 
+#include "lab_settings.hpp"
 #include "layout.hpp"
 #include "outcome.hpp"
 #include "sandboxed.hpp"
 
 namespace perflab::grader {
 
-inline constexpr const char* kStudentCFlags = "-O2 -Wall -g";
+inline constexpr const char* kStudentCFlags = kLabKcflags;
 
 struct BuildSettings {
     double compile_seconds = 60;

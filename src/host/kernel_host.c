@@ -256,7 +256,7 @@ static int host_simulate(const char *spec) {
      * (it walks a buffer of twice the L1d first): read 1 MiB, more than any L1d
      * and less than any LL, so the simulated call starts the same way. The run
      * without the call does the same, and the difference cancels it. */
-    static unsigned char evict[1 << 20];
+    static volatile unsigned char evict[1 << 20]; /* volatile: the reads must happen */
     volatile unsigned char sink = 0;
     for (size_t i = 0; i < sizeof evict; i += 64) sink ^= evict[i];
     (void)sink;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace perflab {
 namespace {
@@ -60,7 +61,8 @@ ParseOutcome parse_options(int argc, char** argv) {
                    "Derive the images from SEED, for a run that repeats exactly (default: a secret key per run)")
         ->option_text("SEED");
 
-    auto* dims_opt = app.add_option("--dims", dims, "Dimensions for both kernels (default 64,128,256,512)")
+    auto* dims_opt = app.add_option("--dims", dims,
+                                    fmt::format("Dimensions for both kernels (default {})", fmt::join(kLabDims, ",")))
                          ->delimiter(',')
                          ->check(dimension_range())
                          ->option_text("D1,D2,...");

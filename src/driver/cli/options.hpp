@@ -2,11 +2,13 @@
 // options for everything perflab adds.
 #pragma once
 
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "driver/core/kernel.hpp"
+#include "lab_settings.hpp"
 #include "common/sampler.hpp"
 
 namespace perflab {
@@ -31,8 +33,8 @@ struct Options {
     std::optional<unsigned> seed;
 
     // perflab.
-    std::vector<int> rotate_dims{64, 128, 256, 512};
-    std::vector<int> smooth_dims{64, 128, 256, 512};
+    std::vector<int> rotate_dims{std::begin(kLabDims), std::end(kLabDims)};
+    std::vector<int> smooth_dims{std::begin(kLabDims), std::end(kLabDims)};
     std::optional<Kernel> only_kernel;
     std::vector<std::string> variants;
     std::optional<std::string> json_path;

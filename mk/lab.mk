@@ -1,0 +1,20 @@
+# The lab's settings, in one place. make includes this file (the repository's and the
+# handout's Makefiles), shell scripts read a value with mk/lab-setting.sh NAME, and C++
+# gets them as build/gen/lab_settings.hpp (written from this file by make).
+
+# The student's compile flags: the classic `gcc -Wall -O2 -m32` without -m32 (x86-64);
+# -g changes no code and lets cachegrind name functions.
+LAB_KCFLAGS := -O2 -Wall -g
+
+# The dimensions both kernels are timed at by default.
+LAB_DIMS := 64 128 256 512
+
+# Debian packages. The driver's (the handout builds it too), the optional libpfm4
+# (hardware counters), the grader's, and what the tests run.
+LAB_DRIVER_PACKAGES := g++ make binutils libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev \
+                       libsodium-dev libseccomp-dev
+LAB_PFM_PACKAGE     := libpfm4-dev
+LAB_GRADER_PACKAGES := bubblewrap libarchive-dev
+# slurmctld, slurmd, slurm-client and munge: the Slurm tests start a one-node cluster
+# on 127.0.0.1 (tests/slurm/cluster.sh).
+LAB_TEST_PACKAGES   := catch2 valgrind gnuplot-nox slurmctld slurmd slurm-client munge
