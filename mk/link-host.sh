@@ -12,6 +12,18 @@ shift 3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# What the host calls in a kernels file: say which is missing in the student's terms,
+# not as the linker's undefined reference inside the host runtime.
+objects=()
+for a in "$@"; do [[ $a == *.o ]] && objects+=("$a"); done
+defined=$(nm --defined-only -g "${objects[@]}" | awk 'NF == 3 {print $3}')
+for sym in team rotate smooth register_rotate_functions register_smooth_functions; do
+  if ! grep -qx "$sym" <<<"$defined"; then
+    echo "$(basename "$source") does not define '$sym', which the driver needs: define it (not static)" >&2
+    exit 1
+  fi
+done
+
 abs_source=$(readlink -f "$source")
 sum=$(sha256sum "$abs_source" | cut -d' ' -f1)
 c_string() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }

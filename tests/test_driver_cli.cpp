@@ -147,3 +147,19 @@ TEST_CASE("the classic table layout: tabs and one decimal", "[driver][cli]") {
     CHECK_THAT(cpes[0], Catch::Matches(R"(Your CPEs\t\d+\.\d\*?\t\d+\.\d\*?)"));
     CHECK_THAT(r.out, Catch::Contains("Summary of Your Best Scores:\n  Rotate: "));
 }
+
+TEST_CASE("a kernels file without team is told so in its own terms, not as a link error", "[driver][cli]") {
+    std::string text = read_file(repo("kernels/kernels.c"));
+    auto start = text.find("team_t team = {");
+    REQUIRE(start != std::string::npos);
+    text.erase(start, text.find("};", start) + 2 - start);
+    std::string dir = scratch_dir("noteam");
+    write_file(dir + "/noteam.c", text);
+    try {
+        build_driver(dir + "/noteam.c");
+        FAIL("a kernels file without team linked");
+    } catch (const std::runtime_error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("noteam.c does not define 'team', which the driver needs"));
+        CHECK_THAT(e.what(), !Catch::Contains("undefined reference"));
+    }
+}

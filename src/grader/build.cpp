@@ -81,6 +81,10 @@ std::vector<std::string> compile_command(const Toolkit& toolkit, const std::stri
 
 // Linking fails for a hand-in that lacks what the driver calls: name the missing piece.
 std::string explain_link_failure(const std::string& log) {
+    // mk/link-host.sh names a missing piece of the C surface itself.
+    static const std::regex missing(R"([^\n]*does not define '[^']+', which the driver needs[^\n]*)");
+    std::smatch said;
+    if (std::regex_search(log, said, missing)) return said.str();
     static const std::regex undefined(R"(undefined reference to `([^']+)')");
     std::smatch m;
     if (std::regex_search(log, m, undefined)) {
