@@ -68,12 +68,17 @@ $(B)/obj/%.o: %.c | $(DEPS_STAMP)
 
 ALL_TARGETS :=
 TEST_BINARIES :=
+# What the fragments build for each other: the driver, and the runtime every kernel
+# host is linked with (src/driver/driver.mk builds both).
+DRIVER_BIN   := driver
+HOST_RUNTIME := $(B)/host-runtime.o
 
-# Every other fragment (src/grader, reference, probe, handout, bench) adds its own
-# targets; tests.mk comes last because it links what the others put in TEST_LIBS.
-include src/driver/driver.mk
-include $(sort $(filter-out src/driver/driver.mk tests/tests.mk,$(wildcard */*.mk src/*/*.mk)))
-include tests/tests.mk
+# Each fragment adds its own targets; tests.mk comes last because it links what the
+# others put in TEST_LIBS.
+# In the order they use each other's variables: the reference kernels, then the driver
+# and hosts built from them, the grader, the probes, the handout, the benches, the tests.
+include reference/reference.mk src/driver/driver.mk src/grader/grader.mk probe/hierarchy.mk probe/cachesim.mk \
+        handout/handout.mk bench/bench.mk bench/reference_timing.mk tests/tests.mk
 
 .PHONY: all clean
 all: $(ALL_TARGETS)

@@ -11,8 +11,7 @@ $(BENCH_TABLE): $(B)/obj/bench/bench_table.o
 	$(CXX) $^ -lfmt -o $@
 
 .PHONY: bench bench-reference bench-repeatability
-# $$: the reference driver and the other fragments' targets are defined later.
-bench-reference: $(DRIVER_BIN) reference-host $$(SOLUTIONS_HOST) $(BENCH_TABLE)
+bench-reference: $(DRIVER_BIN) reference-host $(SOLUTIONS_HOST) $(BENCH_TABLE)
 	./$(DRIVER_BIN) --host $(SOLUTIONS_HOST) --speed-of-light --json $(B)/bench.json > $(B)/bench.txt
 	$(BENCH_TABLE) $(B)/bench.json
 
@@ -31,13 +30,12 @@ bench:
 # 10% at 64). The in-process timer registers reference/solutions.c itself.
 ENGINE_COMPARE := $(B)/bench/engine_compare
 $(B)/obj/bench/engine_compare.o: PERFLAB_CXXFLAGS += -Ikernels
-$(ENGINE_COMPARE): $(B)/obj/bench/engine_compare.o $(B)/obj/reference/solutions.o $$(REFERENCE_LIB) $(DRIVER_LIB)
+$(ENGINE_COMPARE): $(B)/obj/bench/engine_compare.o $(B)/obj/reference/solutions.o $(REFERENCE_LIB) $(DRIVER_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(filter %.o %.a,$^) $(PERFLAB_LDLIBS) -o $@
 
 .PHONY: bench-engine
-bench-engine: $(DRIVER_BIN) reference-host $$(SOLUTIONS_HOST) $(ENGINE_COMPARE)
-	./$(DRIVER_BIN) -t --host $(SOLUTIONS_HOST) --json $(B)/bench-engine.json > /dev/null
-	$(ENGINE_COMPARE) $(B)/bench-engine.json
+bench-engine: $(DRIVER_BIN) reference-host $(SOLUTIONS_HOST) $(ENGINE_COMPARE)
+	$(ENGINE_COMPARE) ./$(DRIVER_BIN) $(SOLUTIONS_HOST) $(subst $(eval) ,$(comma),$(strip $(LAB_DIMS)))
 
 BENCH_TARGETS += bench-engine

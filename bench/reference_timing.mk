@@ -1,10 +1,9 @@
 # The reference kernels' own timer (bench/reference_timing.c), pinned to one core.
-# `make bench-reference-timing` runs it at the default dims. The library is named
-# literally: bench/ is included before reference/reference.mk defines REFERENCE_LIB.
+# `make bench-reference-timing` runs it at the default dims.
 
 REFERENCE_TIMING := $(B)/bench/reference_timing
 
-$(REFERENCE_TIMING): $(B)/obj/bench/reference_timing.o $(B)/lib/libreference.a
+$(REFERENCE_TIMING): $(B)/obj/bench/reference_timing.o $(REFERENCE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $^ -o $@
 

@@ -15,13 +15,11 @@ $(DRIVER_LIB): $(filter-out $(DRIVER_MAIN),$(DRIVER_OBJECTS))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-DRIVER_BIN := driver
 $(DRIVER_BIN): $(DRIVER_MAIN) $(DRIVER_LIB)
 	$(CXX) $^ $(PERFLAB_LDLIBS) -o $@
 
 # The host runtime, in C like the kernels, with every symbol but the C surface
 # made local (mk/host-exports), so no name in a kernels file collides with it.
-HOST_RUNTIME := $(B)/host-runtime.o
 $(B)/obj/src/host/%.o: KCFLAGS += -Isrc/host
 $(HOST_RUNTIME): $(B)/obj/src/host/kernel_host.o mk/host-exports
 	ld -r $(filter %.o,$^) -o $@.merged
@@ -43,10 +41,8 @@ kernel-host: $(B)/obj/student/kernels.o $(HOST_RUNTIME) mk/link-host.sh
 
 # The reference host plays a kernels file that registers the driver's own functions.
 $(B)/obj/reference/reference_registration.o: KCFLAGS += -Isrc/host
-# $$: the reference objects are defined by reference/reference.mk, read later.
-.SECONDEXPANSION:
 reference-host: $(B)/obj/src/host/reference_kernels.o $(B)/obj/reference/naive.o $(B)/obj/reference/speed_of_light.o \
-                $(B)/obj/reference/reference_registration.o $$(REFERENCE_OBJECTS) $(HOST_RUNTIME) mk/link-host.sh
+                $(B)/obj/reference/reference_registration.o $(REFERENCE_OBJECTS) $(HOST_RUNTIME) mk/link-host.sh
 	KCFLAGS='$(KCFLAGS)' mk/link-host.sh $@ $(HOST_RUNTIME) src/host/reference_kernels.c $(filter %.o,$(filter-out $(HOST_RUNTIME),$^))
 
 .PHONY: FORCE

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 #include "common/toml_file.hpp"
+#include "results.hpp"
 
 namespace perflab {
 
@@ -83,12 +84,6 @@ std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comme
     }
     return out;
 }
-
-}  // namespace perflab
-
-#include "results.hpp"
-
-namespace perflab {
 
 void score_run(RunResult& run, const ScoringPolicy& policy) {
     double total = 0;

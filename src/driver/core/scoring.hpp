@@ -37,10 +37,6 @@ ScoringPolicy load_policy(const std::string& path);
 ScoringPolicy parse_policy(const std::string& toml_text, const std::string& source_name);
 std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comment);
 
-}  // namespace perflab
-
-namespace perflab {
-
 struct RunResult;
 
 // Fills each kernel's points (from rotate()/smooth() when they were timed, else

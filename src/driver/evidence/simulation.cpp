@@ -49,10 +49,6 @@ std::string describe_geometry(const CachegrindGeometry& g) {
                        g.source);
 }
 
-}  // namespace perflab
-
-namespace perflab {
-
 std::optional<SimulationError> simulate_variant(const std::string& host_exe, const HostFunction& fn,
                                                 VariantResult& result, const CachegrindGeometry& geometry) {
     if (!result.correct) return std::nullopt;

@@ -35,10 +35,6 @@ std::string describe_geometry(const CachegrindGeometry& geometry);
 std::variant<CachegrindGeometry, SimulationError> simulation_geometry(const MachineInfo& machine,
                                                                  const std::string& probe_path = kProbeResultPath);
 
-}  // namespace perflab
-
-namespace perflab {
-
 // Fills DimResult::simulated of a correct variant, dimension by dimension.
 std::optional<SimulationError> simulate_variant(const std::string& host_exe, const HostFunction& fn,
                                                 VariantResult& result, const CachegrindGeometry& geometry);
