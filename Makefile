@@ -24,8 +24,9 @@ PERFLAB_LDLIBS   := -lfmt -lpfm -lsodium -lm -pthread
 
 # Debian packages the build needs; mk/deps.sh installs them or prints the command.
 DEPS_PACKAGES := g++ make binutils libfmt-dev libpfm4-dev libcli11-dev nlohmann-json3-dev \
-                 libtomlplusplus-dev libsodium-dev
-TEST_PACKAGES := catch2 valgrind gnuplot-nox
+                 libtomlplusplus-dev libsodium-dev libjs-chart.js
+# chromium: the page tests open the HTML reports in a real headless browser.
+TEST_PACKAGES := catch2 valgrind gnuplot-nox chromium
 DEPS_STAMP := $(B)/.deps-ok
 
 $(DEPS_STAMP): mk/deps.sh
