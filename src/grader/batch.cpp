@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/atomic_file.hpp"
+#include "batch_page.hpp"
 #include "calibration.hpp"
 #include "gradebook.hpp"
 #include "progress.hpp"
@@ -50,6 +51,7 @@ int run_batch(const BatchSettings& s) {
                                   handins.size() - todo.size(), handins.size(), out));
     if (todo.empty()) {
         write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
+        write_batch_page(out, s.grade.policy);
         return 0;
     }
 
@@ -85,8 +87,12 @@ int run_batch(const BatchSettings& s) {
         Graded g = grade_handin(h, grade, baseline, work_root + "/handin");
         // Feedback first: a record in results.jsonl promises its feedback exists.
         write_file_atomically(out + "/feedback/" + h.id + ".txt", g.feedback);
+        write_file_atomically(out + "/feedback/" + h.id + ".html", feedback_page(g.record, g.report, g.feedback));
         store.append(g.record);
         write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
+        // The page follows the batch as it goes; it is made from OUT alone, so a
+        // resumed batch rewrites it whole.
+        write_batch_page(out, s.grade.policy);
         progress.done(h.id, summary(g.record));
     }
     progress.finish();
