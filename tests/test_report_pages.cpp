@@ -112,7 +112,7 @@ int timed_variants(const json& kernel) {
 }  // namespace
 
 TEST_CASE("the verdict comes from the samples: noise, a real change, too few samples", "[report][compare]") {
-    const std::vector<double> steady{2.00, 2.01, 2.02, 2.05, 2.30};
+    const std::vector<double> steady{2.00, 2.01, 2.02, 2.05, 2.30};  // spread: median 1% above the fastest
     // The same code measured again: a new fastest 1% off, well inside the noise.
     CHECK(compare_samples(steady, {2.02, 2.03, 2.03, 2.10, 2.40}, 3).verdict == Verdict::within_noise);
     // Twice as slow, with samples that do not overlap.
@@ -120,12 +120,12 @@ TEST_CASE("the verdict comes from the samples: noise, a real change, too few sam
     CHECK(slower.verdict == Verdict::slower);
     CHECK(slower.change == Approx(1.0));
     CHECK(compare_samples({4.00, 4.02, 4.05, 4.20}, steady, 3).verdict == Verdict::faster);
-    // Two means would say 10% slower; the samples overlap and spread 20%: noise.
+    // Two means would say 10% slower; the samples overlap and spread 15%: noise.
     CHECK(compare_samples({2.0, 2.2, 2.4, 2.4}, {2.2, 2.3, 2.6, 2.7}, 3).verdict == Verdict::within_noise);
     // One sample a side has no spread to judge by.
     CHECK(compare_samples({2.0}, {4.0}, 3).verdict == Verdict::within_noise);
-    // Samples paired with the oracle's of the same round: a machine 40% slower
-    // throughout the second run slows both, and the ratios do not move.
+    // In units of the oracle timed beside them: a machine 40% slower throughout
+    // the second run slows both, and the scaled samples do not move.
     const std::vector<double> oracle{4.0, 4.1, 4.0, 4.3, 4.6};
     std::vector<double> slow_machine, slow_oracle;
     for (std::size_t i = 0; i < steady.size(); ++i) {
@@ -133,10 +133,15 @@ TEST_CASE("the verdict comes from the samples: noise, a real change, too few sam
         slow_oracle.push_back(oracle[i] * 1.4);
     }
     CHECK(compare_samples(steady, slow_machine, 3).verdict == Verdict::slower);
-    CHECK(compare_samples(oracle_relative(steady, oracle), oracle_relative(slow_machine, slow_oracle), 3).verdict ==
+    CHECK(compare_samples(in_oracle_units(steady, oracle), in_oracle_units(slow_machine, slow_oracle), 3).verdict ==
           Verdict::within_noise);
-    CHECK(oracle_relative({1, 2}, {1}).empty());  // not paired: judged on the raw samples
-    CHECK(k_fastest_spread({3.0, 1.0, 1.1, 5.0}, 2) == Approx(0.1));
+    CHECK(in_oracle_units({1, 2}, {}).empty());  // a fixed baseline: judged on the raw samples
+    // A noisy oracle widens the band: a 10% change is then not enough.
+    const std::vector<double> tighter{2.20, 2.21, 2.22};
+    CHECK(compare_samples(steady, tighter, 3).verdict == Verdict::slower);
+    CHECK(compare_samples(steady, tighter, 3, 0.05).verdict == Verdict::within_noise);
+    CHECK(sample_spread({3.0, 1.0, 1.1, 5.0}) == Approx(1.05));
+    CHECK(sample_spread({1.0, 1.2, 9.0}) == Approx(0.2));
 }
 
 TEST_CASE("--compare refuses another machine or another explicit seed, in one line", "[report][compare]") {
@@ -283,4 +288,20 @@ TEST_CASE("the grader's batch page after a kill and a resume shows every hand-in
     Browsed f = browse(out + "/feedback/a-fast.html", false);
     require_healthy_page(out + "/feedback/a-fast.html", f);
     CHECK(body_number(f.dom, "data-variant-series") == timed_variants(report["kernels"]["rotate"]) + timed_variants(report["kernels"]["smooth"]));
+}
+
+TEST_CASE("--explain --html puts every finding on the page, from the explain JSON", "[report][pages]") {
+    const std::string dir = test::scratch_dir("page-explain");
+    auto r = test::run({test::build_driver("tests/fixtures/kernels/fast.c"), "--explain", "--kernel", "rotate", "--dims", "64",
+                        "--json", dir + "/e.json", "--html", dir + "/e.html"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json findings = json::parse(test::read_file(dir + "/e.json"));
+    REQUIRE(findings["schema"] == "perflab-explain-1");
+    const std::string html = test::read_file(dir + "/e.html");
+    CHECK(embedded(html, "perflab-explain") == findings);
+    CHECK(test::validate_json(embedded(html, "perflab-report"), report_schema()).empty());
+    Browsed b = browse(dir + "/e.html", false);
+    require_healthy_page(dir + "/e.html", b);
+    for (const auto& f : findings["findings"]) CHECK_THAT(b.dom, Catch::Contains("data-finding=\"" + f["id"].get<std::string>() + "\""));
 }

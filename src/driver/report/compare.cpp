@@ -41,30 +41,31 @@ const char* verdict_name(Verdict v) {
     }
 }
 
-double k_fastest_spread(std::vector<double> samples, int k) {
+double sample_spread(std::vector<double> samples) {
     if (samples.empty()) return 0;
     std::sort(samples.begin(), samples.end());
-    const std::size_t kth = std::min<std::size_t>(std::max(k, 1), samples.size()) - 1;
-    return samples[0] > 0 ? (samples[kth] - samples[0]) / samples[0] : 0;
+    const std::size_t n = samples.size();
+    const double median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+    return samples[0] > 0 ? (median - samples[0]) / samples[0] : 0;
 }
 
-std::vector<double> oracle_relative(const std::vector<double>& samples, const std::vector<double>& oracle) {
+std::vector<double> in_oracle_units(const std::vector<double>& samples, const std::vector<double>& oracle) {
+    if (oracle.empty() || samples.empty()) return {};
+    const double best = *std::min_element(oracle.begin(), oracle.end());
+    if (best <= 0) return {};
     std::vector<double> out;
-    if (samples.size() != oracle.size()) return out;
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        if (oracle[i] <= 0) return {};
-        out.push_back(samples[i] / oracle[i]);
-    }
+    for (double s : samples) out.push_back(s / best);
     return out;
 }
 
-SampleVerdict compare_samples(std::vector<double> old_s, std::vector<double> new_s, int k) {
+SampleVerdict compare_samples(std::vector<double> old_s, std::vector<double> new_s, int k, double reference_noise) {
     SampleVerdict v;
     std::sort(old_s.begin(), old_s.end());
     std::sort(new_s.begin(), new_s.end());
     if (old_s.empty() || new_s.empty() || old_s[0] <= 0) return v;
     v.change = new_s[0] / old_s[0] - 1;
-    v.band = std::max(kMinimumBand, 2 * std::max(k_fastest_spread(old_s, k), k_fastest_spread(new_s, k)));
+    v.band = std::max(kMinimumBand,
+                      2 * std::max(sample_spread(old_s), sample_spread(new_s)) + 2 * reference_noise);
     if (old_s.size() < 2 || new_s.size() < 2) return v;  // one sample shows no spread: nothing to decide from
     const std::size_t ko = std::min<std::size_t>(std::max(k, 1), old_s.size()) - 1;
     const std::size_t kn = std::min<std::size_t>(std::max(k, 1), new_s.size()) - 1;
@@ -133,13 +134,16 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
                     ComparisonRow row{kernel, name, dim, od.value("cpe", 0.0), nd.value("cpe", 0.0)};
                     row.cpe_change = row.old_cpe > 0 ? row.new_cpe / row.old_cpe - 1 : 0;
                     // The oracle is the same code in both runs and was timed in turns with
-                    // each variant: judged relative to it, what the machine did between
-                    // (or during) the runs cancels out. A fixed baseline has no oracle samples.
+                    // each variant: in units of its fastest sample, what the machine did
+                    // between the runs cancels out, and its own spread adds to the noise.
+                    // A fixed baseline has no oracle samples: the raw samples are judged.
                     const std::vector<double> os = numbers(od, "sample_cpes"), ns = numbers(nd, "sample_cpes");
-                    const std::vector<double> orel = oracle_relative(os, numbers(od, "baseline_sample_cpes"));
-                    const std::vector<double> nrel = oracle_relative(ns, numbers(nd, "baseline_sample_cpes"));
+                    const std::vector<double> oo = numbers(od, "baseline_sample_cpes"), no = numbers(nd, "baseline_sample_cpes");
+                    const std::vector<double> orel = in_oracle_units(os, oo), nrel = in_oracle_units(ns, no);
                     row.against_oracle = !orel.empty() && !nrel.empty();
-                    row.verdict = row.against_oracle ? compare_samples(orel, nrel, k) : compare_samples(os, ns, k);
+                    row.verdict = row.against_oracle
+                                      ? compare_samples(orel, nrel, k, std::max(sample_spread(oo), sample_spread(no)))
+                                      : compare_samples(os, ns, k);
                     c.rows.push_back(row);
                 }
             }
@@ -156,8 +160,8 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
 
 std::string comparison_text(const Comparison& c) {
     std::string out = fmt::format(
-        "\nCompared with {}: the change in CPE, and the verdict from both runs' samples, each relative to the oracle's "
-        "sample of the same round (vs oracle):\n",
+        "\nCompared with {}: the change in CPE, and the verdict from both runs' samples, each in units of its run's fastest "
+        "oracle sample (vs oracle):\n",
         c.old_source);
     out += fmt::format("{:<7} {:<40} {:>5} {:>8} {:>8} {:>8} {:>10}  {}\n", "Kernel", "Variant", "Dim", "Old CPE", "New CPE",
                        "Change", "vs oracle", "Verdict");

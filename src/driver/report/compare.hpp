@@ -24,19 +24,26 @@ struct SampleVerdict {
 // samples a figure stands for.
 //
 // A change counts only when it is larger than the band - twice the spread of
-// either run's K fastest samples, never under 3% - and the new run's fastest
-// sample lies beyond the old run's K-th fastest (or the other way round): the
-// two sets of good samples do not overlap. Fewer than two samples on a side can
-// never show a change.
-SampleVerdict compare_samples(std::vector<double> old_samples, std::vector<double> new_samples, int k);
+// either run's samples (how far their median lies above their fastest), plus
+// twice `reference_noise` (the spread of whatever the samples were scaled by),
+// never under 3% - and the new run's
+// fastest sample lies beyond the old run's K-th fastest (or the other way
+// round): the two sets of good samples do not overlap. Fewer than two samples
+// on a side can never show a change.
+SampleVerdict compare_samples(std::vector<double> old_samples, std::vector<double> new_samples, int k,
+                              double reference_noise = 0);
 
-// Each sample over the oracle's sample of the same round (the runner times them
-// in turns), or empty when the two are not paired: a slow spell of the machine
-// slows both and leaves the ratio.
-std::vector<double> oracle_relative(const std::vector<double>& samples, const std::vector<double>& oracle);
+// `samples` in units of the oracle's fastest sample of the same run (the runner
+// times the oracle in turns with each variant), or empty without oracle samples:
+// a machine that was slower throughout one run slows both, and the scaled
+// samples do not move.
+std::vector<double> in_oracle_units(const std::vector<double>& samples, const std::vector<double>& oracle);
 
-// The relative spread of the k fastest of `samples`: (k-th fastest - fastest) / fastest.
-double k_fastest_spread(std::vector<double> samples, int k);
+// The relative spread of `samples`: (median - fastest) / fastest. Not the spread
+// of the K fastest alone: samples taken one after another share the machine's
+// state, so the K fastest agree more closely than two runs' fastest do; the
+// median shows how noisy the machine was.
+double sample_spread(std::vector<double> samples);
 
 struct ComparisonRow {
     std::string kernel, variant;

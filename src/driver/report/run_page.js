@@ -92,9 +92,9 @@ PL.run(function () {
   function drawComparison(c) {
     var sec = el('section', { id: 'compare' });
     sec.appendChild(el('h2', { text: 'Compared with ' + c.old }));
-    sec.appendChild(el('p', { class: 'sub', text: 'The change in each CPE, and a verdict from both runs\u2019 samples, each taken relative to ' +
-      'the naive oracle\u2019s sample of the same round (so a slow spell of the machine is not called a change): it counts only beyond the ' +
-      'noise band (twice the spread of the K fastest samples, at least 3%) and when the good samples of the two runs do not overlap.' }));
+    sec.appendChild(el('p', { class: 'sub', text: 'The change in each CPE, and a verdict from both runs\u2019 samples, each in units of ' +
+      'its run\u2019s fastest naive-oracle sample (so a machine slower during one run is not called a change): it counts only beyond the ' +
+      'noise band (twice how far the median sample lies above the fastest, for the variant and for the oracle, at least 3%) and when the good samples of the two runs do not overlap.' }));
     var glyph = { faster: '\u25bc faster', slower: '\u25b2 slower', 'within noise': '= within noise' };
     var cls = { faster: 'good', slower: 'bad', 'within noise': 'muted' };
     var rows = c.rows.map(function (r) {
@@ -241,6 +241,30 @@ PL.run(function () {
       }, sets4.length);
       card4.appendChild(el('p', { class: 'muted', text: naive.length ? 'Black bars: the naive version, for comparison.'
         : 'No variant named naive is registered here; register the naive version to see its misses beside yours.' }));
+    }
+
+    // --explain's own figures at its comparison dim: the naive oracle's beside each variant's.
+    var em = explain && explain.measurements ? explain.measurements[name] : null;
+    if (em && !events.length) {
+      var keys = ['d1_read_misses_per_px', 'd1_write_misses_per_px', 'll_misses_per_px'];
+      var labelsE = ['D1 read misses/px', 'D1 write misses/px', 'LL misses/px'];
+      var whoE = [{ name: 'naive oracle', figures: em.naive.figures, color: '#000' }];
+      em.variants.forEach(function (v, i) { whoE.push({ name: v.name, figures: v.figures, color: PL.style(i).color }); });
+      if (em.reference) whoE.push({ name: 'reference: ' + em.reference.name, figures: em.reference.figures, color: '#999' });
+      whoE = whoE.filter(function (w) { return keys.some(function (k) { return w.figures && w.figures[k] !== null && w.figures[k] !== undefined; }); });
+      if (whoE.length) {
+        var card5 = el('div', { class: 'card' });
+        grid.appendChild(card5);
+        var sets5 = whoE.map(function (w) {
+          return { label: w.name, backgroundColor: w.color, borderColor: '#000', borderWidth: 1,
+                   data: keys.map(function (k) { return w.figures[k]; }) };
+        });
+        PL.chart(card5, 'Misses per pixel at dim ' + em.dim + ' (' + (explain.figures_source || 'explain') + ')', {
+          type: 'bar', data: { labels: labelsE, datasets: sets5 },
+          options: { scales: { y: { beginAtZero: true, title: { display: true, text: 'per pixel' } } } }
+        }, sets5.length);
+        card5.appendChild(el('p', { class: 'muted', text: 'Black: the naive oracle; grey: the reference kernel, where measured.' }));
+      }
     }
 
     // Failures, each with its first bad pixel.
