@@ -13,7 +13,7 @@ HANDOUT_TAR    ?= $(B)/perflab-handout.tar
 # reference host's kernels file is built without the reference kernels there).
 HANDOUT_DRIVER := $(DRIVER_SOURCES) $(B)/gen/report_assets.cpp $(wildcard src/common/*.hpp src/driver/*/*.hpp src/host/*.c src/host/*.h)
 HANDOUT_ORACLE := reference/naive.c reference/oracle.h reference/speed_of_light.c
-HANDOUT_FILES  := handout/Makefile handout/README handout/team.c handout/no_reference_catalog.cpp \
+HANDOUT_FILES  := handout/Makefile handout/README handout/team.c \
                   handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-host.sh mk/host-exports
 
 # Rewritten when BASELINE or POLICY changes, so that the tarball is rebuilt.

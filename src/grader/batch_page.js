@@ -37,6 +37,27 @@ PL.run(function () {
   });
   page.appendChild(kpis);
 
+  // The table.
+  page.appendChild(el('h2', { text: 'Hand-ins' }));
+  var search = el('input', { type: 'search', placeholder: 'Search ID, status, reason\u2026', 'aria-label': 'search' });
+  page.appendChild(search);
+  var rows = recs.map(function (r, order) {
+    var flag = outlier[r.id] ? el('span', { class: 'flag warn', title: 'outlier: ' + outlier[r.id].join(', '), text: ' \u2691' }) : null;
+    return el('tr', { 'data-id': r.id, 'data-status': r.status }, [
+      el('td', { class: 'num', text: String(order + 1) }),
+      el('td', null, [el('a', { href: 'feedback/' + encodeURIComponent(r.id) + '.html', text: r.id }), flag]),
+      el('td', null, [el('span', { class: 'badge ' + (r.status === 'ok' ? 'good' : 'bad'), text: r.status })]),
+      el('td', { class: 'num', text: fmt(r.rotate_speedup) }), el('td', { class: 'num', text: fmt(r.smooth_speedup) }),
+      el('td', { class: 'num', text: fmt(r.rotate_points, 1) }), el('td', { class: 'num', text: fmt(r.smooth_points, 1) }),
+      el('td', { class: 'num', text: fmt(r.total, 1) }), el('td', { text: r.reason })]);
+  });
+  var t = PL.table(['#', 'ID', 'Status', 'Rotate speedup', 'Smooth speedup', 'Rotate pts', 'Smooth pts', 'Total', 'Reason'], rows,
+                   [true, false, false, true, true, true, true, true, false]);
+  t.id = 'handins';
+  PL.sortable(t);
+  PL.searchable(search, t);
+  page.appendChild(t);
+
   var grid = el('div', { class: 'grid' });
   page.appendChild(grid);
   var c1 = el('div', { class: 'card' });
@@ -112,25 +133,5 @@ PL.run(function () {
   c4.appendChild(ids.length ? el('ul', null, ids.map(function (id) { return el('li', { text: '\u2691 ' + id + ': ' + outlier[id].join(', ') }); }))
                             : el('p', { class: 'muted', text: 'None' + (recs.length < 4 ? ' (too few hand-ins to tell)' : '') + '.' }));
 
-  // The table.
-  page.appendChild(el('h2', { text: 'Hand-ins' }));
-  var search = el('input', { type: 'search', placeholder: 'Search ID, status, reason\u2026', 'aria-label': 'search' });
-  page.appendChild(search);
-  var rows = recs.map(function (r, order) {
-    var flag = outlier[r.id] ? el('span', { class: 'flag warn', title: 'outlier: ' + outlier[r.id].join(', '), text: ' \u2691' }) : null;
-    return el('tr', { 'data-id': r.id, 'data-status': r.status }, [
-      el('td', { class: 'num', text: String(order + 1) }),
-      el('td', null, [el('a', { href: 'feedback/' + encodeURIComponent(r.id) + '.html', text: r.id }), flag]),
-      el('td', null, [el('span', { class: 'badge ' + (r.status === 'ok' ? 'good' : 'bad'), text: r.status })]),
-      el('td', { class: 'num', text: fmt(r.rotate_speedup) }), el('td', { class: 'num', text: fmt(r.smooth_speedup) }),
-      el('td', { class: 'num', text: fmt(r.rotate_points, 1) }), el('td', { class: 'num', text: fmt(r.smooth_points, 1) }),
-      el('td', { class: 'num', text: fmt(r.total, 1) }), el('td', { text: r.reason })]);
-  });
-  var t = PL.table(['#', 'ID', 'Status', 'Rotate speedup', 'Smooth speedup', 'Rotate pts', 'Smooth pts', 'Total', 'Reason'], rows,
-                   [true, false, false, true, true, true, true, true, false]);
-  t.id = 'handins';
-  PL.sortable(t);
-  PL.searchable(search, t);
-  page.appendChild(t);
   window.perflabExtra = { 'data-handins': recs.length, 'data-outliers': ids.length };
 });

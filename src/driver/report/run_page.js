@@ -10,6 +10,8 @@ PL.run(function () {
   page.textContent = '';
   var variantSeries = 0;
   var log2 = function (d) { return Math.log(d) / Math.LN2; };
+  // Legends keep one line per series; the tables below carry the full names.
+  var short = function (name) { return name.length > 48 ? name.slice(0, 46) + '\u2026' : name; };
   // A log2 dim axis whose ticks are exactly the dims measured.
   function dimAxis(dims, pad) {
     return { type: 'linear', title: { display: true, text: 'dim (log scale)' },
@@ -64,11 +66,21 @@ PL.run(function () {
   if (explain) explain.findings.forEach(function (f) {
     if (f.kernel) (findingsByKernel[f.kernel] = findingsByKernel[f.kernel] || []).push(f); else general.push(f);
   });
+  // Problems first; what was checked and is fine in one line each, so the
+  // findings that need a look sit beside the charts they are about.
+  var rank = { problem: 0, warning: 1, info: 2, ok: 3 };
+  var byRank = function (a, b) { return rank[a.severity] - rank[b.severity]; };
+  general.sort(byRank);
+  Object.keys(findingsByKernel).forEach(function (k) { findingsByKernel[k].sort(byRank); });
   if (explain && general.length) {
     page.appendChild(el('h2', { text: 'Diagnosis' }));
     var gg = el('div', { class: 'grid' });
-    general.forEach(function (f) { gg.appendChild(finding(f)); });
+    general.filter(function (f) { return f.severity !== 'ok'; }).forEach(function (f) { gg.appendChild(finding(f)); });
     page.appendChild(gg);
+    var fine = general.filter(function (f) { return f.severity === 'ok'; });
+    if (fine.length)
+      page.appendChild(el('ul', { class: 'muted' }, fine.map(function (f) {
+        return el('li', { 'data-finding': f.id }, [el('span', { class: 'badge good', text: 'ok' }), ' ' + f.title]); })));
   }
 
   Object.keys(report.kernels).forEach(function (name) { drawKernel(name, report.kernels[name]); });
@@ -130,7 +142,7 @@ PL.run(function () {
       grid.appendChild(card);
       var sets = timed.map(function (v, i) {
         var s = PL.style(i);
-        return { label: v.name + (v.graded ? ' (graded)' : '') + (v.converged ? '' : ' \u2013 not converged'),
+        return { label: short(v.name) + (v.graded ? ' (graded)' : '') + (v.converged ? '' : ' \u2013 not converged'),
                  data: v.dims.map(function (d) { return { x: log2(d.dim), y: d.cpe, dim: d.dim, converged: d.converged, n: d.samples }; }),
                  borderColor: s.color, backgroundColor: s.color, borderDash: s.dash, pointStyle: s.shape,
                  pointRadius: 5, borderWidth: v.graded ? 3 : 2,
@@ -169,7 +181,7 @@ PL.run(function () {
                      pointRadius: 0, borderWidth: 2, borderDash: [6, 3] }];
       scored.forEach(function (v, i) {
         var s = PL.style(timed.indexOf(v));
-        sets2.push({ label: v.name + ': ' + fmt(v.mean_speedup) + '\u00d7 \u2192 ' + fmt(v.points, 1) + ' pts' + (v.graded ? ' (graded)' : ''),
+        sets2.push({ label: short(v.name) + ': ' + fmt(v.mean_speedup) + '\u00d7 \u2192 ' + fmt(v.points, 1) + ' pts' + (v.graded ? ' (graded)' : ''),
                      data: [{ x: v.mean_speedup, y: v.points }], type: 'scatter', borderColor: s.color, backgroundColor: s.color,
                      pointStyle: s.shape, pointRadius: v.graded ? 9 : 7 });
       });
@@ -196,7 +208,7 @@ PL.run(function () {
             fill.push(d.converged ? s.color : '#fff');
           });
         });
-        return { label: v.name, data: pts, borderColor: s.color, backgroundColor: s.color, pointBackgroundColor: fill,
+        return { label: short(v.name), data: pts, borderColor: s.color, backgroundColor: s.color, pointBackgroundColor: fill,
                  pointStyle: s.shape, pointRadius: 3.5 };
       });
       PL.chart(card3, 'Every sample (strip per variant and dim; hollow = not converged)', {
@@ -231,16 +243,17 @@ PL.run(function () {
         var s = PL.style(i);
         var d = v.dims[v.dims.length - 1];
         var isNaive = naive.indexOf(v) >= 0;
-        return { label: v.name + (isNaive ? ' (naive)' : ''), backgroundColor: isNaive ? '#000' : s.color,
-                 borderColor: '#000', borderWidth: 1,
+        return { label: short(v.name) + (isNaive ? ' (naive)' : ''), backgroundColor: s.color,
+                 borderColor: '#000', borderWidth: isNaive ? 3 : 1,
                  data: events.map(function (e) { var o = Object.assign({}, d.counters || {}, d.simulated || {}); return o[e] === undefined ? null : o[e]; }) };
       });
-      PL.chart(card4, 'Misses per pixel at dim ' + dim + (report.simulation_geometry ? ' (simulated: ' + report.simulation_geometry + ')' : ''), {
+      PL.chart(card4, 'Misses per pixel at dim ' + dim + (report.simulation_geometry ? ' (simulated by cachegrind)' : ' (hardware counters)'), {
         type: 'bar', data: { labels: events, datasets: sets4 },
         options: { scales: { y: { beginAtZero: true, title: { display: true, text: 'per pixel' } } } }
       }, sets4.length);
-      card4.appendChild(el('p', { class: 'muted', text: naive.length ? 'Black bars: the naive version, for comparison.'
-        : 'No variant named naive is registered here; register the naive version to see its misses beside yours.' }));
+      card4.appendChild(el('p', { class: 'muted', text: (naive.length ? 'Thick black outline: the naive version, for comparison. '
+        : 'No variant named naive is registered here; register the naive version to see its misses beside yours. ') +
+        (report.simulation_geometry ? 'Simulated cache: ' + report.simulation_geometry + '.' : '') }));
     }
 
     // --explain's own figures at its comparison dim: the naive oracle's beside each variant's.
@@ -249,7 +262,7 @@ PL.run(function () {
       var keys = ['d1_read_misses_per_px', 'd1_write_misses_per_px', 'll_misses_per_px'];
       var labelsE = ['D1 read misses/px', 'D1 write misses/px', 'LL misses/px'];
       var whoE = [{ name: 'naive oracle', figures: em.naive.figures, color: '#000' }];
-      em.variants.forEach(function (v, i) { whoE.push({ name: v.name, figures: v.figures, color: PL.style(i).color }); });
+      em.variants.forEach(function (v, i) { whoE.push({ name: short(v.name), figures: v.figures, color: PL.style(i).color }); });
       if (em.reference) whoE.push({ name: 'reference: ' + em.reference.name, figures: em.reference.figures, color: '#999' });
       whoE = whoE.filter(function (w) { return keys.some(function (k) { return w.figures && w.figures[k] !== null && w.figures[k] !== undefined; }); });
       if (whoE.length) {
@@ -259,7 +272,7 @@ PL.run(function () {
           return { label: w.name, backgroundColor: w.color, borderColor: '#000', borderWidth: 1,
                    data: keys.map(function (k) { return w.figures[k]; }) };
         });
-        PL.chart(card5, 'Misses per pixel at dim ' + em.dim + ' (' + (explain.figures_source || 'explain') + ')', {
+        PL.chart(card5, 'Misses per pixel at dim ' + em.dim + ' (' + (explain.figures_source || 'explain').split(',')[0] + ')', {
           type: 'bar', data: { labels: labelsE, datasets: sets5 },
           options: { scales: { y: { beginAtZero: true, title: { display: true, text: 'per pixel' } } } }
         }, sets5.length);
