@@ -10,6 +10,7 @@
 #include <set>
 
 #include "driver/report/compare.hpp"
+#include "driver/report/report.hpp"
 #include "harness.hpp"
 #include "json_schema.hpp"
 
@@ -110,6 +111,48 @@ int timed_variants(const json& kernel) {
 }
 
 }  // namespace
+
+namespace {
+// Writes down every event it is given, to check the order the interface promises.
+struct Recorder : Reporter {
+    std::vector<std::string>& log;
+    std::string name;
+    Recorder(std::vector<std::string>& l, std::string n) : log(l), name(std::move(n)) {}
+    void start(const RunResult&) override { log.push_back(name + " start"); }
+    void kernel_started(const KernelResult& k) override { log.push_back(name + " kernel " + std::string(kernel_name(k.kernel))); }
+    void variant_done(const KernelResult&, const VariantResult& v) override { log.push_back(name + " variant " + v.name); }
+    void finish(const RunResult& r) override { log.push_back(name + " finish " + std::to_string(r.kernels.size())); }
+};
+}  // namespace
+
+TEST_CASE("every report gets the context, each result as it finishes, and the whole run, in order", "[report]") {
+    std::vector<std::string> log;
+    Reporters all;
+    all.add(std::make_unique<Recorder>(log, "a"));
+    all.add(std::make_unique<Recorder>(log, "b"));
+    RunResult run;
+    all.start(run);
+    RunnerObserver o = observer_for(all);
+    KernelResult k;
+    k.kernel = Kernel::smooth;
+    VariantResult v;
+    v.name = "v1";
+    o.kernel_started(k);
+    o.variant_done(k, v);
+    CHECK_FALSE(o.measured);  // left to the measuring stages
+    run.kernels.push_back(k);
+    all.finish(run);
+    CHECK(log == std::vector<std::string>{"a start", "b start", "a kernel smooth", "b kernel smooth", "a variant v1",
+                                          "b variant v1", "a finish 1", "b finish 1"});
+}
+
+TEST_CASE("--html to a directory that cannot take it fails before anything is measured", "[report]") {
+    auto r = test::run({test::build_driver("tests/fixtures/kernels/fast.c"), "--html", "/nonexistent/dir/r.html"});
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains("cannot write the HTML report") && Catch::Contains("not a writable directory"));
+}
 
 TEST_CASE("the verdict comes from the samples: noise, a real change, too few samples", "[report][compare]") {
     const std::vector<double> steady{2.00, 2.01, 2.02, 2.05, 2.30};  // spread: median 1% above the fastest
