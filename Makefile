@@ -22,7 +22,7 @@ PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Isrc -I$(B)/gen -Ikernels -Ireferenc
 PERFLAB_LDLIBS   := -lfmt -lpfm -lsodium -lseccomp -larchive -lm -pthread
 
 # Debian packages (mk/lab.mk); mk/deps.sh installs the missing ones or prints the command.
-DEPS_PACKAGES := $(LAB_DRIVER_PACKAGES) $(LAB_PFM_PACKAGE) $(LAB_GRADER_PACKAGES)
+DEPS_PACKAGES := $(LAB_DRIVER_PACKAGES) $(LAB_PFM_PACKAGE) $(LAB_GRADER_PACKAGES) $(LAB_PAGE_PACKAGES)
 TEST_PACKAGES := $(LAB_TEST_PACKAGES)
 DEPS_STAMP := $(B)/.deps-ok
 

@@ -11,7 +11,7 @@
 HANDOUT_TAR    ?= $(B)/perflab-handout.tar
 # Every source the repository builds the driver and the kernel hosts from (the
 # reference host's kernels file is built without the reference kernels there).
-HANDOUT_DRIVER := $(DRIVER_SOURCES) $(wildcard src/common/*.hpp src/driver/*/*.hpp src/host/*.c src/host/*.h)
+HANDOUT_DRIVER := $(DRIVER_SOURCES) $(B)/gen/report_assets.cpp $(wildcard src/common/*.hpp src/driver/*/*.hpp src/host/*.c src/host/*.h)
 HANDOUT_ORACLE := reference/naive.c reference/oracle.h reference/speed_of_light.c
 HANDOUT_FILES  := handout/Makefile handout/README handout/team.c \
                   handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-host.sh mk/host-exports mk/lab.mk mk/lab-setting.sh

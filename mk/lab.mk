@@ -15,6 +15,9 @@ LAB_DRIVER_PACKAGES := g++ make binutils libfmt-dev libcli11-dev nlohmann-json3-
                        libsodium-dev libseccomp-dev
 LAB_PFM_PACKAGE     := libpfm4-dev
 LAB_GRADER_PACKAGES := bubblewrap libarchive-dev
+# Chart.js, compiled into the driver's HTML pages (the handout ships the result).
+LAB_PAGE_PACKAGES   := libjs-chart.js
 # slurmctld, slurmd, slurm-client and munge: the Slurm tests start a one-node cluster
 # on 127.0.0.1 (tests/slurm/cluster.sh).
-LAB_TEST_PACKAGES   := catch2 valgrind gnuplot-nox slurmctld slurmd slurm-client munge
+# chromium: the page tests open the HTML reports in a real headless browser.
+LAB_TEST_PACKAGES   := catch2 valgrind gnuplot-nox slurmctld slurmd slurm-client munge chromium

@@ -30,6 +30,7 @@ $(SOLUTIONS_HOST): $(B)/obj/reference/solutions.o $(REFERENCE_OBJECTS) $(HOST_RU
 
 .PHONY: run
 run: $(DRIVER_BIN) reference-host $(SOLUTIONS_HOST)
-	./$(DRIVER_BIN) --host $(SOLUTIONS_HOST) --speed-of-light $(RUN_ARGS)
+	./$(DRIVER_BIN) --host $(SOLUTIONS_HOST) --speed-of-light --html $(B)/report.html $(RUN_ARGS)
+	@echo "The report page: $(B)/report.html (open file://$(CURDIR)/$(B)/report.html in a browser)"
 
 ALL_TARGETS += $(SOLUTIONS_HOST)

@@ -7,7 +7,19 @@
 #                     reference kernels): what the driver times on its own behalf
 
 DRIVER_SOURCES := $(wildcard src/common/*.cpp src/driver/*/*.cpp)
-DRIVER_OBJECTS := $(patsubst %.cpp,$(B)/obj/%.o,$(DRIVER_SOURCES)) $(B)/obj/reference/naive.o
+DRIVER_OBJECTS := $(patsubst %.cpp,$(B)/obj/%.o,$(DRIVER_SOURCES)) $(B)/obj/reference/naive.o \
+                  $(B)/obj/$(B)/gen/report_assets.o
+
+# The HTML pages inline Chart.js (Debian's libjs-chart.js) and their own view
+# scripts and styles, so a page read from a file:// URL fetches nothing: they are
+# compiled in as string constants generated from the files.
+CHART_JS      := /usr/share/javascript/chart.js/chart.min.js
+REPORT_ASSETS := kChartJs=$(CHART_JS) kPageCss=src/driver/report/page.css \
+                 kPageCommonJs=src/driver/report/page_common.js kRunPageJs=src/driver/report/run_page.js \
+                 kBatchPageJs=src/grader/batch_page.js
+$(B)/gen/report_assets.cpp: mk/embed-assets.sh $(foreach a,$(REPORT_ASSETS),$(lastword $(subst =, ,$(a)))) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	mk/embed-assets.sh $@ $(REPORT_ASSETS)
 DRIVER_LIB     := $(B)/lib/libperflab.a
 DRIVER_MAIN    := $(B)/obj/src/driver/cli/main.o
 

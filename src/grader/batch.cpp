@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/atomic_file.hpp"
+#include "batch_page.hpp"
 #include "calibration.hpp"
 #include "gradebook.hpp"
 #include "progress.hpp"
@@ -36,10 +37,15 @@ std::string host_name() {
     return host;
 }
 
-void commit_graded(const std::string& out, ResultsStore& store, const Graded& g) {
+void commit_graded(const std::string& out, ResultsStore& store, const Graded& g, const ScoringPolicy& policy) {
+    // Feedback first: a record in results.jsonl promises its feedback exists.
     write_file_atomically(out + "/feedback/" + g.record.id + ".txt", g.feedback);
+    write_file_atomically(out + "/feedback/" + g.record.id + ".html", feedback_page(g.record, g.report, g.feedback));
     store.append(g.record);
     write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
+    // The page follows the batch as it goes; it is made from OUT alone, so a resumed
+    // batch rewrites it whole.
+    write_batch_page(out, policy);
 }
 
 int run_batch(const BatchSettings& s) {
@@ -62,6 +68,7 @@ int run_batch(const BatchSettings& s) {
                                   handins.size() - todo.size(), handins.size(), out));
     if (todo.empty()) {
         write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
+        write_batch_page(out, s.grade.policy);
         return 0;
     }
 
@@ -98,7 +105,7 @@ int run_batch(const BatchSettings& s) {
         progress.queue(1, todo.size() - i - 1, 0);
         Graded g = grade_handin(h, grade, baseline, work_root + "/handin");
         g.record.node = host;
-        commit_graded(out, store, g);
+        commit_graded(out, store, g, s.grade.policy);
         progress.done(h.id, summary(g.record));
     }
     progress.finish();

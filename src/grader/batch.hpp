@@ -25,7 +25,7 @@ int run_batch(const BatchSettings& settings);
 // What every batch (local or Slurm) does with a graded hand-in: its feedback
 // first (a record promises its feedback exists), then the record, then the
 // gradebook rewritten from all records.
-void commit_graded(const std::string& out_dir, ResultsStore& store, const Graded& graded);
+void commit_graded(const std::string& out_dir, ResultsStore& store, const Graded& graded, const ScoringPolicy& policy);
 // The one-line summary the progress shows for a record.
 std::string summary(const Record& r);
 // This machine's host name, as records and batch.json name it.

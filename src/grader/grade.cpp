@@ -40,7 +40,7 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
     } catch (const HandinError& e) {
         r.status = Status::unusable;
         r.reason = e.what();
-        return {r, feedback_text(r, "")};
+        return {r, feedback_text(r, ""), std::nullopt};
     }
     Built built;
     TrialSet set;
@@ -49,7 +49,7 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
         if (built.failure) {
             r.status = built.failure->status;
             r.reason = built.failure->reason;
-            return {r, feedback_text(r, built.log)};
+            return {r, feedback_text(r, built.log), std::nullopt};
         }
         std::vector<std::string> args{"-g", "-t"};
         // The run reads a copy: the grader's baseline file is never visible in a sandbox.
@@ -66,7 +66,7 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
         // The grader's own tools failed, not the hand-in: say so, and grade the rest.
         r.status = Status::internal_error;
         r.reason = std::string(e.what()) + " (not the hand-in's fault: rerun with --force once fixed)";
-        return {r, feedback_text(r, built.log)};
+        return {r, feedback_text(r, built.log), std::nullopt};
     }
     r.status = set.outcome.status;
     r.reason = set.outcome.reason;
@@ -83,7 +83,7 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
     if (r.status == Status::ok)
         r.reason = fmt::format("graded: median of {} trial{}, rotate speedup {:.2f}, smooth speedup {:.2f}", r.trials,
                                r.trials == 1 ? "" : "s", set.rotate.speedup, set.smooth.speedup);
-    return {r, feedback_text(r, set.last_output)};
+    return {r, feedback_text(r, set.last_output), set.last_report};
 }
 
 }  // namespace perflab::grader

@@ -28,6 +28,7 @@ struct GradeSettings {
 struct Graded {
     Record record;
     std::string feedback;  // the student's driver report and the reason
+    std::optional<nlohmann::json> report;  // the last trial's JSON report, when one arrived
 };
 
 // `baseline_file` (absolute; empty: each run measures its own) is passed to the driver.

@@ -84,6 +84,7 @@ int run_slurm_task(const std::string& out_dir, int submission, int task) {
         Graded g = grade_handin(handin, grade, baseline, tmpl + "/handin");
         g.record.node = node;
         json file = {{"record", to_json(g.record)}, {"feedback", g.feedback}, {"task", tag}};
+        if (g.report) file["report"] = *g.report;
         write_file_atomically(files.records_dir() + "/" + handin.id + ".json",
                               file.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
         fmt::print(stderr, "{}: {}\n", handin.id, status_id(g.record.status));

@@ -169,6 +169,7 @@ TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<st
         Trial t = judge(run, sandbox);
         set.trials = i + 1;
         set.last_output = run.finished.output;
+        set.last_report = run.report;
         set.outcome = t.outcome;
         set.rotate.correct = t.rotate.correct;
         set.smooth.correct = t.smooth.correct;

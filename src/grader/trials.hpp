@@ -50,6 +50,7 @@ struct TrialSet {
     KernelTrial rotate, smooth;  // speedups are the medians over the trials
     int trials = 0;
     std::string last_output;     // the driver's text report of the last trial
+    std::optional<nlohmann::json> last_report;  // and its JSON report, for the feedback page
 };
 
 // Stops at the first trial that is not ok: repeating a crash only costs time.

@@ -1,29 +1,37 @@
 // The driver: options -> plan -> measurements -> results -> reports.
+//
+// main() sets up one session (hosts, plan, clock, tools) and dispatches to a
+// mode: run (check, time, report in every requested format), calibrate (print
+// a baseline) or explain (diagnose). Reports only read results; they are fed by
+// the runner's observer through one Reporter interface.
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <memory>
 #include <stdexcept>
 
 #include "common/affinity.hpp"
 #include "common/atomic_file.hpp"
+#include "common/clock.hpp"
+#include "common/machine.hpp"
 #include "driver/core/baseline.hpp"
 #include "driver/core/cache_clear.hpp"
-#include "common/clock.hpp"
-#include "driver/evidence/counter_sampling.hpp"
-#include "driver/explain/explain.hpp"
-#include "driver/evidence/simulation.hpp"
-#include "common/machine.hpp"
-#include "options.hpp"
-#include "driver/core/plan.hpp"
-#include "driver/core/registry.hpp"
-#include "driver/report/report.hpp"
-#include "driver/core/runner.hpp"
-#include "driver/core/scoring.hpp"
 #include "driver/core/hosts.hpp"
 #include "driver/core/input_generator.hpp"
+#include "driver/core/plan.hpp"
+#include "driver/core/registry.hpp"
+#include "driver/core/runner.hpp"
+#include "driver/core/scoring.hpp"
 #include "driver/core/student.hpp"
+#include "driver/evidence/counter_sampling.hpp"
+#include "driver/evidence/simulation.hpp"
+#include "driver/explain/explain.hpp"
+#include "driver/report/compare.hpp"
+#include "driver/report/html.hpp"
+#include "driver/report/report.hpp"
+#include "options.hpp"
 
 namespace perflab {
 namespace {
@@ -75,26 +83,57 @@ std::pair<HostLaunch, HostLaunch> host_launches(const Options& opt) {
     return {student, reference};
 }
 
-int run_driver(int argc, char** argv) {
-    ParseOutcome parsed = parse_options(argc, argv);
-    if (!parsed.options) return parsed.exit_code;
-    const Options& opt = *parsed.options;
-    const char* argv0 = argv[0];
+// A report that could not be written at the end would waste the whole run: its
+// directory is checked before anything is measured.
+std::optional<std::string> unwritable(const std::optional<std::string>& path, const char* what) {
+    if (!path || *path == "-") return std::nullopt;
+    auto dir = std::filesystem::absolute(*path).parent_path();
+    if (std::filesystem::is_directory(dir) && access(dir.c_str(), W_OK) == 0) return std::nullopt;
+    return fmt::format("cannot write the {} to '{}': {} is not a writable directory", what, *path, dir.string());
+}
 
-    // Kernels are timed on one CPU, which the driver and its hosts share (the
-    // hosts inherit the pinning): pin before any host starts.
-    Pinning pin = pin_to_one_cpu(opt.cpu);
-    if (opt.cpu && pin.cpu < 0) return fail(argv0, pin.error + ": choose one from 'taskset -p $$'");
-
+// Everything a mode needs, set up once: what was asked, the hosts, the plan, and
+// the tools the runner measures with. `run` holds the context (machine, clock,
+// configuration, team) before any kernel is measured.
+struct Session {
+    Session(const Options& o, const char* a) : opt(o), argv0(a) {}
+    const Options& opt;
+    const char* argv0;
+    Pinning pin;
     std::optional<KernelHosts> hosts;
     Registry registry;
     StudentFile student;
+    RunResult run;
+    ScoringPolicy policy = default_policy();
+    Plan plan;
+    std::unique_ptr<Clock> clock;
+    HostTiming timing;
+    std::unique_ptr<PmuHostCounters> counters;
+    std::unique_ptr<InputGenerator> inputs;
+    std::optional<CachegrindGeometry> geometry;
+    std::unique_ptr<CacheClearer> clearer;
+    std::optional<nlohmann::json> old_report;  // --compare
+
+    MeasuringTools tools() { return {*hosts, timing, *clearer, *inputs, counters.get()}; }
+};
+
+// Sets the session up; returns the exit status when the driver must stop here
+// (an error, or -q after the dump).
+std::optional<int> prepare(Session& s) {
+    const Options& opt = s.opt;
+    const char* argv0 = s.argv0;
+
+    // Kernels are timed on one CPU, which the driver and its hosts share (the
+    // hosts inherit the pinning): pin before any host starts.
+    s.pin = pin_to_one_cpu(opt.cpu);
+    if (opt.cpu && s.pin.cpu < 0) return fail(argv0, s.pin.error + ": choose one from 'taskset -p $$'");
+
     try {
         auto [student_launch, reference_launch] = host_launches(opt);
-        hosts.emplace(student_launch, reference_launch);
-        const HostRegistration& registration = hosts->student_registration();
-        registry = Registry(registration);
-        student = student_file(registration);
+        s.hosts.emplace(student_launch, reference_launch);
+        const HostRegistration& registration = s.hosts->student_registration();
+        s.registry = Registry(registration);
+        s.student = student_file(registration);
     } catch (const HostStartError& e) {
         fail(argv0, e.what());
         return e.timed_out ? kExitHostTimedOut : kExitHostFailed;
@@ -104,127 +143,173 @@ int run_driver(int argc, char** argv) {
 
     if (opt.dump_file) {
         try {
-            write_file_atomically(*opt.dump_file, function_list(registry));
+            write_file_atomically(*opt.dump_file, function_list(s.registry));
         } catch (const std::exception& e) {
             return fail(argv0, e.what());
         }
     }
     if (opt.quit_after_dump) return 0;
 
-    RunResult run;
     if (!opt.skip_team_check && !opt.calibrate) {
-        if (student.team.team == "bovik") {
+        if (s.student.team.team == "bovik") {
             std::printf("%s: Please fill in the team struct in kernels.c.\n", argv0);
             return 1;
         }
-        run.team = student.team;
+        s.run.team = s.student.team;
     }
 
-    // A report that could not be written at the end would waste the whole run.
-    if (opt.json_path && *opt.json_path != "-") {
-        auto dir = std::filesystem::absolute(*opt.json_path).parent_path();
-        if (!std::filesystem::is_directory(dir) || access(dir.c_str(), W_OK) != 0)
-            return fail(argv0, fmt::format("cannot write the JSON report to '{}': {} is not a writable directory",
-                                           *opt.json_path, dir.string()));
+    if (auto why = unwritable(opt.json_path, "JSON report")) return fail(argv0, *why);
+    if (auto why = unwritable(opt.html_path, "HTML report")) return fail(argv0, *why);
+    if (opt.compare_path) {
+        try {
+            s.old_report = load_old_report(*opt.compare_path);
+        } catch (const CompareError& e) {
+            return fail(argv0, e.what());
+        }
     }
 
     std::optional<BaselineFile> baseline;
-    ScoringPolicy policy = default_policy();
-    Plan plan;
     try {
         if (opt.baseline_file) baseline = load_baseline(*opt.baseline_file);
-        if (opt.policy_file) policy = load_policy(*opt.policy_file);
+        if (opt.policy_file) s.policy = load_policy(*opt.policy_file);
         Options effective = opt;
         if (opt.calibrate) effective.variants.clear();
         if (opt.explain) effective = explain_options(opt);
-        plan = make_plan(effective, registry, student, baseline);
+        s.plan = make_plan(effective, s.registry, s.student, baseline);
     } catch (const std::exception& e) {
         return fail(argv0, e.what());
     }
-    run.machine = read_machine_info();
-    std::unique_ptr<Clock> clock = make_default_clock();
+    s.run.machine = read_machine_info();
+    s.clock = make_default_clock();
     if (opt.clock == "cycles")
-        run.clock_notice =
+        s.run.clock_notice =
             "--clock cycles counted the driver's own core cycles, and kernels now run in a separate host: timing with "
             "the host's CPU time in TSC cycles instead";
-    HostTiming timing;
-    std::unique_ptr<PmuHostCounters> counters;
-    InputGenerator inputs(plan.seed);
+    s.inputs = std::make_unique<InputGenerator>(s.plan.seed);
     try {
-        timing = calibrate_host_timing(hosts->reference(), clock->ticks_per_second());
+        s.timing = calibrate_host_timing(s.hosts->reference(), s.clock->ticks_per_second());
         // --explain reads misses from the PMU where it can, and simulates them where not.
         if (opt.counters || opt.explain) {
-            counters = std::make_unique<PmuHostCounters>(opt.events);
-            if (auto why = counters->try_open(hosts->student().pid())) {
-                run.counters_unavailable = why->line();
-                counters.reset();
+            s.counters = std::make_unique<PmuHostCounters>(opt.events);
+            if (auto why = s.counters->try_open(s.hosts->student().pid())) {
+                s.run.counters_unavailable = why->line();
+                s.counters.reset();
             }
         }
     } catch (const HostError& e) {
         return fail(argv0, e.what());
     }
-    std::optional<CachegrindGeometry> geometry;
     if (opt.simulate) {
-        auto g = opt.cache_geometry ? parse_cache_geometry(*opt.cache_geometry) : simulation_geometry(run.machine);
+        auto g = opt.cache_geometry ? parse_cache_geometry(*opt.cache_geometry) : simulation_geometry(s.run.machine);
         if (auto* err = std::get_if<SimulationError>(&g)) return fail(argv0, err->message);
-        geometry = std::get<CachegrindGeometry>(g);
-        run.simulation_geometry = describe_geometry(*geometry);
+        s.geometry = std::get<CachegrindGeometry>(g);
+        s.run.simulation_geometry = describe_geometry(*s.geometry);
     }
-    CacheClearer clearer(CacheClearer::size_for(run.machine));
-    run.clock = {"host-cpu-time", timing.describe(), clock->ticks_per_second(), pin.cpu, pin.error};
-    run.config = {plan.seed, plan.kbest, plan.baseline_mode, opt.autograder, plan.timeout_seconds, clearer.bytes(), ""};
-    MeasuringTools tools{*hosts, timing, clearer, inputs, counters.get()};
-    if (opt.explain) return run_explain({opt, plan, registry, student, run, tools}, argv0);
+    s.clearer = std::make_unique<CacheClearer>(CacheClearer::size_for(s.run.machine));
+    s.run.clock = {"host-cpu-time", s.timing.describe(), s.clock->ticks_per_second(), s.pin.cpu, s.pin.error};
+    s.run.config = {s.plan.seed, s.plan.kbest, s.plan.baseline_mode, opt.autograder, s.plan.timeout_seconds,
+                    s.clearer->bytes(), ""};
+    // A comparison the run could not make is refused before the run is spent.
+    if (s.old_report) {
+        try {
+            check_comparable(*s.old_report, nlohmann::json::parse(json_report(s.run)));
+        } catch (const CompareError& e) {
+            return fail(argv0, "--compare " + *opt.compare_path + ": " + e.what());
+        }
+    }
+    return std::nullopt;
+}
 
-    const bool json_to_stdout = opt.json_path && *opt.json_path == "-";
-    const bool text = !json_to_stdout && !opt.calibrate;
-    TextReport report(stdout, {opt.autograder, opt.verbose, true});
-    if (text) report.header(run);
+// --calibrate: the oracle's CPEs as a baseline TOML on stdout.
+int calibrate_mode(Session& s) {
+    Runner runner(s.plan, s.tools());
+    try {
+        std::fputs(calibration_toml(s.plan, runner.calibrate(), s.run).c_str(), stdout);
+    } catch (const HostError& e) {
+        return fail(s.argv0, e.what());
+    }
+    return 0;
+}
+
+// --explain: measured and judged by the explain module; its text and JSON are its
+// own. The page, when asked for, shows its findings beside the charts of the
+// figures it measured.
+int explain_mode(Session& s) {
+    if (!s.opt.html_path) return run_explain({s.opt, s.plan, s.registry, s.student, s.run, s.tools()}, s.argv0);
+    const ExplainData data = measure_for_explain({s.opt, s.plan, s.registry, s.student, s.run, s.tools()});
+    const std::vector<Finding> findings = explain_checks(data);
+    const std::string explain = explain_json(data, findings);
+    const auto& json_path = s.opt.json_path;
+    if (!json_path || *json_path != "-") std::fputs(explain_text(data, findings).c_str(), stdout);
     std::fflush(stdout);
+    RunResult run = s.run;
+    for (const auto& k : data.kernels) run.kernels.push_back(k.result);
+    score_run(run, s.policy);
+    try {
+        if (json_path) write_file_atomically(*json_path, explain);
+        write_file_atomically(*s.opt.html_path, run_page({json_report(run), explain, std::nullopt, std::nullopt}));
+    } catch (const std::exception& e) {
+        return fail(s.argv0, e.what());
+    }
+    return 0;
+}
 
-    for (const auto& notice : {run.clock_notice, run.counters_unavailable})
+// The reports this run asked for, in the order they write at the end: the text
+// (and the comparison table under it), then the files.
+Reporters reporters_for(Session& s) {
+    const Options& opt = s.opt;
+    const bool json_to_stdout = opt.json_path && *opt.json_path == "-";
+    Reporters r;
+    if (!json_to_stdout) r.add(std::make_unique<TextReporter>(stdout, TextReportOptions{opt.autograder, opt.verbose, true}));
+    if (s.old_report)
+        r.add(std::make_unique<CompareReporter>(json_to_stdout ? stderr : stdout, *s.old_report, *opt.compare_path));
+    if (opt.json_path) r.add(std::make_unique<JsonReporter>(*opt.json_path));
+    if (opt.html_path) r.add(std::make_unique<HtmlReporter>(*opt.html_path, s.old_report, opt.compare_path.value_or("")));
+    return r;
+}
+
+// The main job: check and time every planned variant, report in every format.
+int run_mode(Session& s) {
+    const char* argv0 = s.argv0;
+    Reporters reports = reporters_for(s);
+    reports.start(s.run);
+    std::fflush(stdout);
+    for (const auto& notice : {s.run.clock_notice, s.run.counters_unavailable})
         if (notice) std::fprintf(stderr, "%s: %s\n", argv0, notice->c_str());
 
-    Runner runner(plan, tools);
-    RunnerObserver observer;
-    if (text) {
-        observer.kernel_started = [&](const KernelResult& k) { report.kernel_started(k); };
-        observer.variant_done = [&](const KernelResult& k, const VariantResult& v) {
-            report.variant(k, v);
-            std::fflush(stdout);
-        };
-    }
-    if (geometry)
+    Runner runner(s.plan, s.tools());
+    RunnerObserver observer = observer_for(reports);
+    if (s.geometry)
         observer.measured = [&](const KernelPlan&, const Variant& v, VariantResult& vr) {
-            if (run.simulation_unavailable) return;  // said once; the timing goes on
-            const KernelHost& host = v.in_reference_host() ? hosts->reference() : hosts->student();
-            if (auto err = simulate_variant(host.executable(), v.host_function(), vr, *geometry)) {
-                run.simulation_unavailable = err->message;
+            if (s.run.simulation_unavailable) return;  // said once; the timing goes on
+            const KernelHost& host = v.in_reference_host() ? s.hosts->reference() : s.hosts->student();
+            if (auto err = simulate_variant(host.executable(), v.host_function(), vr, *s.geometry)) {
+                s.run.simulation_unavailable = err->message;
                 std::fprintf(stderr, "%s: cache simulation failed: %s\n", argv0, err->message.c_str());
             }
         };
     try {
-        if (opt.calibrate) {
-            std::fputs(calibration_toml(plan, runner.calibrate(), run).c_str(), stdout);
-            return 0;
-        }
-        run.kernels = runner.run(observer);
+        s.run.kernels = runner.run(observer);
     } catch (const HostError& e) {
         return fail(argv0, e.what());
     }
-    score_run(run, policy);
-    if (text) {
-        report.summary(run);
-        std::fflush(stdout);
-    }
-    if (opt.json_path) {
-        try {
-            write_file_atomically(*opt.json_path, json_report(run));
-        } catch (const std::exception& e) {
-            return fail(argv0, e.what());
-        }
+    score_run(s.run, s.policy);
+    try {
+        reports.finish(s.run);
+    } catch (const std::exception& e) {
+        return fail(argv0, e.what());
     }
     return 0;
+}
+
+int run_driver(int argc, char** argv) {
+    ParseOutcome parsed = parse_options(argc, argv);
+    if (!parsed.options) return parsed.exit_code;
+    Session s{*parsed.options, argv[0]};
+    if (auto status = prepare(s)) return *status;
+    if (s.opt.calibrate) return calibrate_mode(s);
+    if (s.opt.explain) return explain_mode(s);
+    return run_mode(s);
 }
 
 }  // namespace

@@ -74,6 +74,12 @@ ParseOutcome parse_options(int argc, char** argv) {
                    "Only the variant with this description, or this name (the text before its first ':'); repeatable")
         ->option_text("NAME");
     app.add_option("--json", o.json_path, "Also write the JSON report to FILE ('-' for stdout)")->option_text("FILE");
+    app.add_option("--html", o.html_path, "Also write a self-contained HTML page of the run (charts, samples, machine)")
+        ->option_text("FILE");
+    auto* compare_opt = app.add_option("--compare", o.compare_path,
+                   "Compare this run with an earlier --json report of the same machine: per variant and dim, faster, "
+                   "slower or within noise")
+        ->option_text("OLD.json");
     app.add_option("--k", o.kbest.k, "K of the K-best timing scheme (default 3)")->check(CLI::Range(1, 100));
     app.add_option("--epsilon", o.kbest.epsilon, "Agreement the K fastest samples need (default 0.01)")
         ->check(CLI::Range(0.0, 1.0));
@@ -81,7 +87,8 @@ ParseOutcome parse_options(int argc, char** argv) {
         ->check(CLI::Range(1, 10000));
     auto* baseline_opt = app.add_option("--baseline", o.baseline_file, "Fixed baseline CPEs from a TOML file (see --calibrate)")
         ->option_text("FILE");
-    app.add_flag("--calibrate", o.calibrate, "Measure the naive oracle and print a baseline TOML file");
+    app.add_flag("--calibrate", o.calibrate, "Measure the naive oracle and print a baseline TOML file")
+        ->excludes(compare_opt);
     auto* policy_opt =
         app.add_option("--policy", o.policy_file, "Speedup-to-points policy (TOML) for the Score line")->option_text("FILE");
     bool measured_baseline = false;
@@ -99,7 +106,7 @@ ParseOutcome parse_options(int argc, char** argv) {
     app.add_flag("--simulate", o.simulate, "Simulate D1/LL misses per pixel with cachegrind");
     app.add_option("--cache-geometry", o.cache_geometry, "Cache geometry for --simulate, D1=size,assoc,line:LL=...")
         ->option_text("SPEC");
-    app.add_flag("--explain", o.explain, "Diagnose why a speedup is what it is");
+    app.add_flag("--explain", o.explain, "Diagnose why a speedup is what it is")->excludes(compare_opt);
     app.add_option("--host", o.host, "The kernel host built from kernels.c (default: kernel-host beside the driver)")
         ->option_text("FILE");
     app.add_option("--reference-host", o.reference_host,

@@ -38,6 +38,8 @@ struct Options {
     std::optional<Kernel> only_kernel;
     std::vector<std::string> variants;
     std::optional<std::string> json_path;
+    std::optional<std::string> html_path;     // --html FILE: the self-contained page
+    std::optional<std::string> compare_path;  // --compare OLD.json: an earlier --json report
     KBestConfig kbest;
     std::optional<std::string> baseline_file;
     bool calibrate = false;

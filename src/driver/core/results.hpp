@@ -26,6 +26,10 @@ struct DimResult {
     bool converged = false;
     CounterValues counters;   // per pixel, from the sample K-best kept
     CounterValues simulated;  // per pixel, from cachegrind
+    // Every sample's CPE in the order taken, the kept one among them: what
+    // --compare decides "faster / slower / within noise" from.
+    std::vector<double> sample_cpes;
+    std::vector<double> baseline_sample_cpes;  // the oracle's, when timed beside this variant
 };
 
 struct VariantResult {
@@ -35,6 +39,7 @@ struct VariantResult {
     std::vector<DimResult> dims;
     double mean_speedup = 0;  // geometric mean; 0 unless every dim was timed
     bool graded = false;      // the student's rotate()/smooth(), which the grader times
+    std::optional<double> points;  // what the policy gives its mean speedup (complete variants)
     bool complete() const { return correct && mean_speedup > 0; }
     bool converged() const;
 };
@@ -48,6 +53,7 @@ struct KernelResult {
     std::optional<std::size_t> best;            // index into variants
     std::optional<double> points;               // from the scoring policy
     double max_points = 0;
+    std::vector<std::pair<double, double>> curve;  // the policy's (speedup, points), for the page's chart
     std::string points_from;                    // which variant the points are for
     std::string notice;                         // e.g. no variant registered
 };

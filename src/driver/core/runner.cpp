@@ -51,6 +51,7 @@ public:
         d.cpe = k.best / pixels();
         d.samples = k.samples;
         d.converged = k.converged;
+        for (double ticks : k.all) d.sample_cpes.push_back(ticks / pixels());
         if (k.best_index >= 0 && std::size_t(k.best_index) < per_sample_.size())
             d.counters = per_sample_[std::size_t(k.best_index)];
         return d;
@@ -104,7 +105,11 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
         std::vector<KBestResult> k = k_best_interleaved(plan_.kbest, takers);
         if (variant.failure()) return fail(*variant.failure());
         DimResult d = variant.result(k[0]);
-        if (baseline) d.baseline_cpe = baseline->result(k[1]).cpe;
+        if (baseline) {
+            DimResult b = baseline->result(k[1]);
+            d.baseline_cpe = b.cpe;
+            d.baseline_sample_cpes = std::move(b.sample_cpes);
+        }
         if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];
         if (d.baseline_cpe > 0) {
             d.speedup = d.baseline_cpe / d.cpe;

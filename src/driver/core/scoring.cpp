@@ -90,6 +90,9 @@ void score_run(RunResult& run, const ScoringPolicy& policy) {
     for (auto& kr : run.kernels) {
         const KernelPolicy& p = policy.of(kr.kernel);
         kr.max_points = p.max_points;
+        kr.curve = p.curve;
+        for (auto& v : kr.variants)
+            if (v.complete()) v.points = p.points(v.mean_speedup);
         const VariantResult* scored = nullptr;
         for (const auto& v : kr.variants)
             if (v.graded) scored = &v;

@@ -1,12 +1,35 @@
-// The reports. Each reads a RunResult and writes one format; none measures.
+// The reports. One interface, one implementation per format (text, JSON, HTML);
+// the runner's observer drives them and none of them measures: they only read
+// results.
 #pragma once
 
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "driver/core/results.hpp"
+#include "driver/core/runner.hpp"
 
 namespace perflab {
+
+// What every report is told, in this order: the run's context (machine, clock,
+// configuration, team) before anything is measured; each kernel as it starts and
+// each variant as soon as it is measured; the whole scored run at the end.
+// A report that can only be written whole (JSON, HTML) waits for finish().
+class Reporter {
+public:
+    virtual ~Reporter() = default;
+    virtual void start(const RunResult& context) { (void)context; }
+    virtual void kernel_started(const KernelResult& kernel) { (void)kernel; }
+    virtual void variant_done(const KernelResult& kernel, const VariantResult& variant) {
+        (void)kernel;
+        (void)variant;
+    }
+    // Throws std::runtime_error (one line, cause and remedy) when it cannot write.
+    virtual void finish(const RunResult& run) = 0;
+};
 
 struct TextReportOptions {
     bool autograder = false;  // end with bestscores: instead of the summary
@@ -16,15 +39,18 @@ struct TextReportOptions {
 
 // The classic report, written as results arrive so a student sees each table as
 // soon as it is measured.
-class TextReport {
+class TextReporter : public Reporter {
 public:
-    TextReport(std::FILE* out, TextReportOptions options) : out_(out), options_(options) {}
-    void header(const RunResult& run);
-    void kernel_started(const KernelResult& kernel);
-    void variant(const KernelResult& kernel, const VariantResult& variant);
-    void summary(const RunResult& run);
+    TextReporter(std::FILE* out, TextReportOptions options) : out_(out), options_(options) {}
+    void start(const RunResult& context) override;
+    void kernel_started(const KernelResult& kernel) override;
+    void variant_done(const KernelResult& kernel, const VariantResult& variant) override;
+    void finish(const RunResult& run) override;
 
 private:
+    void variant_table(const KernelResult& kernel, const VariantResult& variant);
+    void summary(const RunResult& run);
+
     std::FILE* out_;
     TextReportOptions options_;
     bool explained_unconverged_ = false;
@@ -32,5 +58,33 @@ private:
 
 // The documented JSON report (schema "perflab-report-1"; see README.md).
 std::string json_report(const RunResult& run);
+
+// Writes json_report() to a file, or to stdout for "-".
+class JsonReporter : public Reporter {
+public:
+    explicit JsonReporter(std::string path) : path_(std::move(path)) {}
+    void finish(const RunResult& run) override;
+
+private:
+    std::string path_;
+};
+
+// Several reports fed the same events, in order.
+class Reporters : public Reporter {
+public:
+    void add(std::unique_ptr<Reporter> r) { reporters_.push_back(std::move(r)); }
+    bool empty() const { return reporters_.empty(); }
+    void start(const RunResult& context) override;
+    void kernel_started(const KernelResult& kernel) override;
+    void variant_done(const KernelResult& kernel, const VariantResult& variant) override;
+    void finish(const RunResult& run) override;
+
+private:
+    std::vector<std::unique_ptr<Reporter>> reporters_;
+};
+
+// The runner's observer that hands each kernel and each finished variant to `r`.
+// `measured` is left for the measuring stages (the simulation) to fill.
+RunnerObserver observer_for(Reporter& r);
 
 }  // namespace perflab

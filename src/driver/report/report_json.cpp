@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.hpp"
 #include "driver/cli/options.hpp"
 #include "report.hpp"
 
@@ -21,6 +22,8 @@ json dim_json(const DimResult& d) {
            {"speedup", d.speedup},   {"samples", d.samples}, {"converged", d.converged}};
     if (!d.counters.empty()) j["counters"] = counters_json(d.counters);
     if (!d.simulated.empty()) j["simulated"] = counters_json(d.simulated);
+    j["sample_cpes"] = d.sample_cpes;
+    j["baseline_sample_cpes"] = d.baseline_sample_cpes;
     return j;
 }
 
@@ -45,6 +48,7 @@ json variant_json(const VariantResult& v) {
             {"graded", v.graded},
             {"dims", dims},
             {"mean_speedup", v.complete() ? json(v.mean_speedup) : json(nullptr)},
+            {"points", v.points ? json(*v.points) : json(nullptr)},
             {"converged", v.converged()}};
 }
 
@@ -61,6 +65,7 @@ json kernel_json(const KernelResult& k) {
             {"speed_of_light", k.speed_of_light ? variant_json(*k.speed_of_light) : json(nullptr)},
             {"points", k.points ? json(*k.points) : json(nullptr)},
             {"max_points", k.max_points},
+            {"curve", k.curve},
             {"points_from", k.points ? json(k.points_from) : json(nullptr)}};
 }
 
@@ -118,6 +123,10 @@ std::string json_report(const RunResult& run) {
     // Descriptions are the student's bytes: keep valid UTF-8 intact and replace
     // only what is not UTF-8 rather than fail the whole report.
     return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void JsonReporter::finish(const RunResult& run) {
+    write_file_atomically(path_, json_report(run));
 }
 
 }  // namespace perflab

@@ -15,7 +15,7 @@ std::string cache_line(const CacheLevel& c) {
 
 }  // namespace
 
-void TextReport::header(const RunResult& run) {
+void TextReporter::start(const RunResult& run) {
     if (run.team) {
         const Team& t = *run.team;
         fmt::print(out_, "Teamname: {}\nMember 1: {}\nEmail 1: {}\n", t.team, t.name1, t.email1);
@@ -36,9 +36,22 @@ void TextReport::header(const RunResult& run) {
                    run.config.seed ? fmt::format("from seed {}", *run.config.seed) : "from a secret key",
                    run.config.baseline_mode);
     }
+    std::fflush(out_);
 }
 
-void TextReport::kernel_started(const KernelResult& kernel) {
+// Flushed after each part: the student watches the tables appear while the
+// next variant is measured.
+void TextReporter::variant_done(const KernelResult& kernel, const VariantResult& v) {
+    variant_table(kernel, v);
+    std::fflush(out_);
+}
+
+void TextReporter::finish(const RunResult& run) {
+    summary(run);
+    std::fflush(out_);
+}
+
+void TextReporter::kernel_started(const KernelResult& kernel) {
     if (!kernel.notice.empty()) fmt::print(out_, "{}: {}\n\n", kernel_title(kernel.kernel), kernel.notice);
     if (!kernel.speed_of_light) return;
     std::string dims = "Dim\t", cpes = "memcpy CPEs";
@@ -50,7 +63,7 @@ void TextReport::kernel_started(const KernelResult& kernel) {
                kernel_title(kernel.kernel), dims, cpes);
 }
 
-void TextReport::variant(const KernelResult& kernel, const VariantResult& v) {
+void TextReporter::variant_table(const KernelResult& kernel, const VariantResult& v) {
     fmt::print(out_, "{}: Version = {}:\n", kernel_title(kernel.kernel), v.name);
     if (v.failure) {
         const CheckFailure& f = *v.failure;
@@ -107,7 +120,7 @@ void TextReport::variant(const KernelResult& kernel, const VariantResult& v) {
     fmt::print(out_, "\n");
 }
 
-void TextReport::summary(const RunResult& run) {
+void TextReporter::summary(const RunResult& run) {
     auto best_mean = [&](Kernel k) {
         const KernelResult* kr = run.find(k);
         return kr && kr->best ? kr->variants[*kr->best].mean_speedup : 0.0;

@@ -1,0 +1,126 @@
+// Shared by every perflab page: the data blocks, the colour-blind-safe palette
+// (Okabe-Ito) with a marker shape and a dash pattern per series so the charts
+// also read in grey, element helpers, and the attributes the tests read once
+// the page has drawn (data-rendered, data-series-count, data-errors, ...).
+'use strict';
+var PL = (function () {
+  var OKABE_ITO = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#F0E442'];
+  var SHAPES = ['circle', 'triangle', 'rect', 'rectRot', 'star', 'crossRot', 'rectRounded', 'cross'];
+  var DASHES = [[], [6, 3], [2, 3], [8, 3, 2, 3], [12, 4], [4, 2, 1, 2]];
+  var seriesCount = 0;
+  var charts = [];
+
+  function data(id) {
+    var el = document.getElementById(id);
+    if (!el) return null;
+    return JSON.parse(el.textContent);
+  }
+  function style(i) {
+    return { color: OKABE_ITO[i % OKABE_ITO.length], shape: SHAPES[i % SHAPES.length], dash: DASHES[i % DASHES.length] };
+  }
+  // el('div', {class: 'x'}, [children or text])
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    if (attrs) Object.keys(attrs).forEach(function (k) {
+      if (k === 'text') e.textContent = attrs[k]; else e.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) {
+      if (c === null || c === undefined) return;
+      e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+  function fmt(x, digits) {
+    if (x === null || x === undefined || !isFinite(x)) return '\u2013';
+    return Number(x).toFixed(digits === undefined ? 2 : digits);
+  }
+  // A Chart.js chart in a fixed-height box; animation off so the page is drawn
+  // by the time the load event fires (the tests and the screenshots rely on it).
+  function chart(parent, title, config, series) {
+    var box = el('div', { class: 'chart' });
+    var canvas = el('canvas', { role: 'img', 'aria-label': title });
+    box.appendChild(canvas);
+    parent.appendChild(box);
+    config.options = config.options || {};
+    config.options.animation = false;
+    config.options.responsive = true;
+    config.options.maintainAspectRatio = false;
+    config.options.plugins = config.options.plugins || {};
+    config.options.plugins.title = { display: true, text: title, font: { size: 14 } };
+    config.options.plugins.legend = Object.assign({ position: 'bottom' }, config.options.plugins.legend || {});
+    config.options.plugins.legend.labels = Object.assign({ usePointStyle: true, boxWidth: 30, font: { size: 12 } },
+                                                         config.options.plugins.legend.labels || {});
+    var c = new Chart(canvas.getContext('2d'), config);
+    canvas.setAttribute('data-series', String(series));
+    seriesCount += series;
+    charts.push(c);
+    return c;
+  }
+  // Non-blank pixels over all canvases: a chart that drew nothing leaves none.
+  function ink() {
+    var total = 0;
+    document.querySelectorAll('canvas').forEach(function (cv) {
+      try {
+        var d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+        for (var i = 3; i < d.length; i += 16) if (d[i] > 0) total++;
+      } catch (e) { window.perflabErrors.push('ink: ' + e); }
+    });
+    return total;
+  }
+  function finish(extra) {
+    var b = document.body;
+    b.setAttribute('data-series-count', String(seriesCount));
+    b.setAttribute('data-charts', String(charts.length));
+    Object.keys(extra || {}).forEach(function (k) { b.setAttribute(k, String(extra[k])); });
+    b.setAttribute('data-ink', String(ink()));
+    var resources = performance.getEntriesByType('resource').map(function (r) { return r.name; });
+    b.setAttribute('data-resources', String(resources.length + window.perflabBlocked.length));
+    b.setAttribute('data-errors', String(window.perflabErrors.length));
+    if (window.perflabErrors.length) b.setAttribute('data-error-text', window.perflabErrors.join(' | '));
+    b.setAttribute('data-rendered', 'true');
+  }
+  // Wraps a view so that an exception still leaves the page marked, with the error.
+  function run(view) {
+    try { view(); } catch (e) { window.perflabErrors.push(String(e && e.stack || e)); }
+    finish(window.perflabExtra);
+  }
+  // A table whose headers sort it (numbers as numbers) and an optional search box.
+  function sortable(table) {
+    var heads = table.querySelectorAll('th');
+    heads.forEach(function (th, col) {
+      th.classList.add('sortable');
+      th.addEventListener('click', function () {
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        var dir = th.getAttribute('data-dir') === 'asc' ? -1 : 1;
+        heads.forEach(function (h) { h.removeAttribute('data-dir'); });
+        th.setAttribute('data-dir', dir === 1 ? 'asc' : 'desc');
+        rows.sort(function (a, b) {
+          var x = a.cells[col].getAttribute('data-sort') || a.cells[col].textContent;
+          var y = b.cells[col].getAttribute('data-sort') || b.cells[col].textContent;
+          var nx = parseFloat(x), ny = parseFloat(y);
+          if (!isNaN(nx) && !isNaN(ny)) return dir * (nx - ny);
+          return dir * x.localeCompare(y);
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  }
+  function searchable(input, table) {
+    input.addEventListener('input', function () {
+      var q = input.value.toLowerCase();
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {
+        r.style.display = r.textContent.toLowerCase().indexOf(q) >= 0 ? '' : 'none';
+      });
+    });
+  }
+  function table(headers, rows, numeric) {
+    var thead = el('thead', null, [el('tr', null, headers.map(function (h, i) {
+      return el('th', { class: numeric && numeric[i] ? 'num' : '', text: h });
+    }))]);
+    var tbody = el('tbody', null, rows);
+    return el('table', null, [thead, tbody]);
+  }
+  return { data: data, style: style, el: el, fmt: fmt, chart: chart, run: run, sortable: sortable,
+           searchable: searchable, table: table, OKABE_ITO: OKABE_ITO };
+})();

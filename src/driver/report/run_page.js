@@ -1,0 +1,320 @@
+// The page of one driver run (./driver --html, and the grader's feedback/ID.html):
+// drawn only from the JSON blocks the page embeds.
+PL.run(function () {
+  var el = PL.el, fmt = PL.fmt;
+  var report = PL.data('perflab-report');
+  var explain = PL.data('perflab-explain');
+  var compare = PL.data('perflab-compare');
+  var grader = PL.data('perflab-grader');
+  var page = document.getElementById('page');
+  page.textContent = '';
+  var variantSeries = 0;
+  var log2 = function (d) { return Math.log(d) / Math.LN2; };
+  // Legends keep one line per series; the tables below carry the full names.
+  var short = function (name) { return name.length > 48 ? name.slice(0, 46) + '\u2026' : name; };
+  // A log2 dim axis whose ticks are exactly the dims measured.
+  function dimAxis(dims, pad) {
+    return { type: 'linear', title: { display: true, text: 'dim (log scale)' },
+             min: log2(Math.min.apply(null, dims)) - pad, max: log2(Math.max.apply(null, dims)) + pad,
+             afterBuildTicks: function (axis) { axis.ticks = dims.map(function (d) { return { value: log2(d) }; }); },
+             ticks: { callback: function (v) { return String(Math.round(Math.pow(2, v))); } } };
+  }
+
+  var title = report && report.team ? 'perflab: team ' + report.team.team : 'perflab report';
+  if (grader) title = 'perflab feedback: ' + grader.id;
+  page.appendChild(el('h1', { text: title }));
+  if (report) {
+    var names = report.team ? [report.team.name1, report.team.name2].filter(function (n) { return n; }).join(', ') : '';
+    page.appendChild(el('p', { class: 'sub', text: (names ? names + ' \u00b7 ' : '') + report.driver + ' \u00b7 ' +
+                                               report.machine.cpu_model }));
+  }
+
+  if (grader) {
+    var ok = grader.status === 'ok';
+    var g = el('div', { class: 'card' + (ok ? '' : ' failed'), id: 'grader' }, [
+      el('h3', null, ['Grade: ', el('span', { class: 'badge ' + (ok ? 'good' : 'bad'), text: grader.status }),
+                      ' ', fmt(grader.total, 1) + ' points (rotate ' + fmt(grader.rotate_points, 1) + ', smooth ' +
+                      fmt(grader.smooth_points, 1) + ')']),
+      el('p', { text: grader.reason }),
+      report ? el('p', { class: 'muted', text: 'The charts show the last of ' + grader.trials +
+                                            ' timed runs; the grade uses the median speedup over all of them.' }) : null,
+      grader.feedback ? el('details', null, [el('summary', { text: 'The driver\u2019s text output' }),
+                                             el('pre', { text: grader.feedback })]) : null]);
+    page.appendChild(g);
+  }
+  if (!report) return;
+
+  // Headline figures.
+  var kpis = el('div', { class: 'kpis' });
+  if (report.total_points !== null)
+    kpis.appendChild(el('div', { class: 'kpi' }, [el('b', { text: fmt(report.total_points, 1) }), el('span', { text: 'points in total' })]));
+  Object.keys(report.kernels).forEach(function (name) {
+    var k = report.kernels[name];
+    kpis.appendChild(el('div', { class: 'kpi' }, [
+      el('b', { text: k.best ? fmt(k.best.mean_speedup, 2) + '\u00d7' : '\u2013' }),
+      el('span', { text: name + ' best speedup' + (k.points !== null ? ' \u00b7 ' + fmt(k.points, 1) + '/' + k.max_points + ' pts' : '') })]));
+  });
+  page.appendChild(kpis);
+  [report.clock_notice, report.counters_unavailable, report.simulation_unavailable].forEach(function (n) {
+    if (n) page.appendChild(el('div', { class: 'notice', text: n }));
+  });
+
+  if (compare) drawComparison(compare);
+
+  var findingsByKernel = {};
+  var general = [];
+  if (explain) explain.findings.forEach(function (f) {
+    if (f.kernel) (findingsByKernel[f.kernel] = findingsByKernel[f.kernel] || []).push(f); else general.push(f);
+  });
+  // Problems first; what was checked and is fine in one line each, so the
+  // findings that need a look sit beside the charts they are about.
+  var rank = { problem: 0, warning: 1, info: 2, ok: 3 };
+  var byRank = function (a, b) { return rank[a.severity] - rank[b.severity]; };
+  general.sort(byRank);
+  Object.keys(findingsByKernel).forEach(function (k) { findingsByKernel[k].sort(byRank); });
+  if (explain && general.length) {
+    page.appendChild(el('h2', { text: 'Diagnosis' }));
+    var gg = el('div', { class: 'grid' });
+    general.filter(function (f) { return f.severity !== 'ok'; }).forEach(function (f) { gg.appendChild(finding(f)); });
+    page.appendChild(gg);
+    var fine = general.filter(function (f) { return f.severity === 'ok'; });
+    if (fine.length)
+      page.appendChild(el('ul', { class: 'muted' }, fine.map(function (f) {
+        return el('li', { 'data-finding': f.id }, [el('span', { class: 'badge good', text: 'ok' }), ' ' + f.title]); })));
+  }
+
+  Object.keys(report.kernels).forEach(function (name) { drawKernel(name, report.kernels[name]); });
+  drawMachine();
+  window.perflabExtra = { 'data-variant-series': variantSeries };
+
+  function finding(f) {
+    var dl = el('dl');
+    Object.keys(f.evidence || {}).forEach(function (k) {
+      var v = f.evidence[k];
+      dl.appendChild(el('dt', { text: k }));
+      dl.appendChild(el('dd', { text: typeof v === 'number' ? String(Math.round(v * 1000) / 1000) : String(v) }));
+    });
+    return el('div', { class: 'card finding ' + f.severity, 'data-finding': f.id }, [
+      el('h3', null, [el('span', { class: 'badge', text: f.severity }), ' ', f.title]),
+      f.variant ? el('p', { class: 'muted', text: f.variant }) : null, dl,
+      f.meaning ? el('p', null, [el('b', { text: 'What it means: ' }), f.meaning]) : null,
+      f.advice ? el('p', null, [el('b', { text: 'What to try: ' }), f.advice]) : null]);
+  }
+
+  function drawComparison(c) {
+    var sec = el('section', { id: 'compare' });
+    sec.appendChild(el('h2', { text: 'Compared with ' + c.old }));
+    sec.appendChild(el('p', { class: 'sub', text: 'The change in each CPE, and a verdict from both runs\u2019 samples, each in units of ' +
+      'its run\u2019s fastest naive-oracle sample (so a machine slower during one run is not called a change): it counts only beyond the ' +
+      'noise band (twice how far the median sample lies above the fastest, for the variant and for the oracle, at least 3%) and when the good samples of the two runs do not overlap.' }));
+    var glyph = { faster: '\u25bc faster', slower: '\u25b2 slower', 'within noise': '= within noise' };
+    var cls = { faster: 'good', slower: 'bad', 'within noise': 'muted' };
+    var rows = c.rows.map(function (r) {
+      return el('tr', { 'data-verdict': r.verdict, 'data-variant': r.variant, 'data-dim': String(r.dim) }, [
+        el('td', { text: r.kernel }), el('td', { text: r.variant }), el('td', { class: 'num', text: String(r.dim) }),
+        el('td', { class: 'num', text: fmt(r.old_cpe) }), el('td', { class: 'num', text: fmt(r.new_cpe) }),
+        el('td', { class: 'num', 'data-sort': String(r.change), text: (r.change >= 0 ? '+' : '') + fmt(100 * r.change, 1) + '%' }),
+        el('td', { class: 'num', text: r.against_oracle ? (r.judged_change >= 0 ? '+' : '') + fmt(100 * r.judged_change, 1) + '%' : '\u2013' }),
+        el('td', { class: 'num', text: '\u00b1' + fmt(100 * r.band, 1) + '%' }),
+        el('td', null, [el('span', { class: 'badge ' + cls[r.verdict], text: glyph[r.verdict] })])]);
+    });
+    var t = PL.table(['Kernel', 'Variant', 'Dim', 'Old CPE', 'New CPE', 'Change', 'vs oracle', 'Noise band', 'Verdict'], rows,
+                     [false, false, true, true, true, true, true, true, false]);
+    PL.sortable(t);
+    sec.appendChild(t);
+    c.unmatched.forEach(function (u) { sec.appendChild(el('p', { class: 'muted', text: 'Not compared: ' + u })); });
+    page.appendChild(sec);
+  }
+
+  function drawKernel(name, k) {
+    var sec = el('section', { id: 'kernel-' + name, 'data-kernel': name });
+    sec.appendChild(el('h2', { text: name.charAt(0).toUpperCase() + name.slice(1) }));
+    page.appendChild(sec);
+    if (k.notice) sec.appendChild(el('div', { class: 'notice', text: k.notice }));
+    var timed = k.variants.filter(function (v) { return v.correct && v.dims.length; });
+    var failed = k.variants.filter(function (v) { return !v.correct; });
+    var grid = el('div', { class: 'grid' });
+    sec.appendChild(grid);
+
+    // CPE against dim: every variant, the oracle and the memcpy.
+    if (timed.length || k.speed_of_light) {
+      var card = el('div', { class: 'card' });
+      grid.appendChild(card);
+      var sets = timed.map(function (v, i) {
+        var s = PL.style(i);
+        return { label: short(v.name) + (v.graded ? ' (graded)' : '') + (v.converged ? '' : ' \u2013 not converged'),
+                 data: v.dims.map(function (d) { return { x: log2(d.dim), y: d.cpe, dim: d.dim, converged: d.converged, n: d.samples }; }),
+                 borderColor: s.color, backgroundColor: s.color, borderDash: s.dash, pointStyle: s.shape,
+                 pointRadius: 5, borderWidth: v.graded ? 3 : 2,
+                 // A figure whose samples never agreed is drawn hollow.
+                 pointBackgroundColor: v.dims.map(function (d) { return d.converged ? s.color : '#fff'; }) };
+      });
+      variantSeries += sets.length;
+      if (k.baseline_cpes.length)
+        sets.push({ label: 'naive oracle (baseline)', data: k.dims.map(function (d, i) { return { x: log2(d), y: k.baseline_cpes[i], dim: d }; }),
+                    borderColor: '#000', backgroundColor: '#000', borderDash: [10, 4], pointStyle: 'crossRot', pointRadius: 6, borderWidth: 2 });
+      if (k.speed_of_light)
+        sets.push({ label: 'memcpy (speed of light)', data: k.speed_of_light.dims.map(function (d) { return { x: log2(d.dim), y: d.cpe, dim: d.dim }; }),
+                    borderColor: '#777', backgroundColor: '#777', borderDash: [2, 2], pointStyle: 'line', pointRadius: 7, borderWidth: 2 });
+      PL.chart(card, 'CPE (cycles per pixel) against dim, log axes \u2013 lower is faster', {
+        type: 'line', data: { datasets: sets },
+        options: { parsing: false, scales: {
+          x: dimAxis(k.dims, 0.25),
+          y: { type: 'logarithmic', title: { display: true, text: 'CPE' } } },
+          plugins: { tooltip: { callbacks: { label: function (c) {
+            var p = c.raw; return c.dataset.label + ': dim ' + p.dim + ', CPE ' + fmt(p.y) +
+              (p.converged === false ? ' (not converged)' : '') + (p.n ? ', ' + p.n + ' samples' : ''); } } } } }
+      }, sets.length);
+      card.appendChild(el('p', { class: 'muted', text: 'Hollow markers: the K fastest samples never agreed within epsilon, so that figure is less certain.' }));
+    }
+
+    // Speedup against the scoring curve.
+    if (k.curve && k.curve.length) {
+      var card2 = el('div', { class: 'card' });
+      grid.appendChild(card2);
+      var scored = timed.filter(function (v) { return v.mean_speedup !== null; });
+      var maxX = Math.max(k.curve[k.curve.length - 1][0] * 1.15,
+                          Math.max.apply(null, [0].concat(scored.map(function (v) { return v.mean_speedup * 1.1; }))));
+      var curve = [{ x: 0, y: k.curve[0][1] }].concat(k.curve.map(function (p) { return { x: p[0], y: p[1] }; }))
+                  .concat([{ x: maxX, y: k.curve[k.curve.length - 1][1] }]);
+      var sets2 = [{ label: 'scoring curve (policy)', data: curve, type: 'line', borderColor: '#000', backgroundColor: '#000',
+                     pointRadius: 0, borderWidth: 2, borderDash: [6, 3] }];
+      scored.forEach(function (v, i) {
+        var s = PL.style(timed.indexOf(v));
+        sets2.push({ label: short(v.name) + ': ' + fmt(v.mean_speedup) + '\u00d7 \u2192 ' + fmt(v.points, 1) + ' pts' + (v.graded ? ' (graded)' : ''),
+                     data: [{ x: v.mean_speedup, y: v.points }], type: 'scatter', borderColor: s.color, backgroundColor: s.color,
+                     pointStyle: s.shape, pointRadius: v.graded ? 9 : 7 });
+      });
+      PL.chart(card2, 'Mean speedup and the points it earns (max ' + k.max_points + ')', {
+        type: 'scatter', data: { datasets: sets2 },
+        options: { scales: { x: { type: 'linear', min: 0, max: maxX, title: { display: true, text: 'mean speedup over the naive baseline' } },
+                             y: { min: 0, max: k.max_points, title: { display: true, text: 'points' } } } }
+      }, sets2.length);
+      if (k.points !== null)
+        card2.appendChild(el('p', { text: 'Scored: ' + fmt(k.points, 1) + ' of ' + k.max_points + ' points, for ' + k.points_from + '.' }));
+    }
+
+    // Every sample of every figure: the spread behind each CPE.
+    if (timed.length) {
+      var card3 = el('div', { class: 'card' });
+      grid.appendChild(card3);
+      var n = timed.length;
+      var sets3 = timed.map(function (v, i) {
+        var s = PL.style(i);
+        var pts = [], fill = [];
+        v.dims.forEach(function (d) {
+          (d.sample_cpes || []).forEach(function (c) {
+            pts.push({ x: log2(d.dim) + (i - (n - 1) / 2) * 0.07, y: c, dim: d.dim, converged: d.converged });
+            fill.push(d.converged ? s.color : '#fff');
+          });
+        });
+        return { label: short(v.name), data: pts, borderColor: s.color, backgroundColor: s.color, pointBackgroundColor: fill,
+                 pointStyle: s.shape, pointRadius: 3.5 };
+      });
+      PL.chart(card3, 'Every sample (strip per variant and dim; hollow = not converged)', {
+        type: 'scatter', data: { datasets: sets3 },
+        options: { parsing: false, scales: {
+          x: dimAxis(k.dims, 0.5),
+          y: { type: 'logarithmic', title: { display: true, text: 'CPE of each sample' } } },
+          plugins: { tooltip: { callbacks: { label: function (c) { return c.dataset.label + ': dim ' + c.raw.dim + ', ' + fmt(c.raw.y); } } } } }
+      }, sets3.length);
+      var conv = timed.map(function (v) {
+        return el('tr', null, [el('td', { text: v.name })].concat(v.dims.map(function (d) {
+          return el('td', { class: 'num ' + (d.converged ? '' : 'warn'), text: d.samples + (d.converged ? ' \u2713' : ' \u2717 not converged') });
+        })));
+      });
+      card3.appendChild(PL.table(['Samples per figure'].concat(k.dims.map(String)), conv, [false].concat(k.dims.map(function () { return true; }))));
+    }
+
+    // Misses per pixel, where measured.
+    var events = [];
+    timed.forEach(function (v) {
+      var d = v.dims[v.dims.length - 1];
+      [d.simulated || {}, d.counters || {}].forEach(function (o) {
+        Object.keys(o).forEach(function (e) { if (events.indexOf(e) < 0 && /miss/i.test(e)) events.push(e); });
+      });
+    });
+    if (events.length) {
+      var card4 = el('div', { class: 'card' });
+      grid.appendChild(card4);
+      var dim = k.dims[k.dims.length - 1];
+      var naive = timed.filter(function (v) { return /naive/i.test(v.name); });
+      var sets4 = timed.map(function (v, i) {
+        var s = PL.style(i);
+        var d = v.dims[v.dims.length - 1];
+        var isNaive = naive.indexOf(v) >= 0;
+        return { label: short(v.name) + (isNaive ? ' (naive)' : ''), backgroundColor: s.color,
+                 borderColor: '#000', borderWidth: isNaive ? 3 : 1,
+                 data: events.map(function (e) { var o = Object.assign({}, d.counters || {}, d.simulated || {}); return o[e] === undefined ? null : o[e]; }) };
+      });
+      PL.chart(card4, 'Misses per pixel at dim ' + dim + (report.simulation_geometry ? ' (simulated by cachegrind)' : ' (hardware counters)'), {
+        type: 'bar', data: { labels: events, datasets: sets4 },
+        options: { scales: { y: { beginAtZero: true, title: { display: true, text: 'per pixel' } } } }
+      }, sets4.length);
+      card4.appendChild(el('p', { class: 'muted', text: (naive.length ? 'Thick black outline: the naive version, for comparison. '
+        : 'No variant named naive is registered here; register the naive version to see its misses beside yours. ') +
+        (report.simulation_geometry ? 'Simulated cache: ' + report.simulation_geometry + '.' : '') }));
+    }
+
+    // --explain's own figures at its comparison dim: the naive oracle's beside each variant's.
+    var em = explain && explain.measurements ? explain.measurements[name] : null;
+    if (em && !events.length) {
+      var keys = ['d1_read_misses_per_px', 'd1_write_misses_per_px', 'll_misses_per_px'];
+      var labelsE = ['D1 read misses/px', 'D1 write misses/px', 'LL misses/px'];
+      var whoE = [{ name: 'naive oracle', figures: em.naive.figures, color: '#000' }];
+      em.variants.forEach(function (v, i) { whoE.push({ name: short(v.name), figures: v.figures, color: PL.style(i).color }); });
+      if (em.reference) whoE.push({ name: 'reference: ' + em.reference.name, figures: em.reference.figures, color: '#999' });
+      whoE = whoE.filter(function (w) { return keys.some(function (k) { return w.figures && w.figures[k] !== null && w.figures[k] !== undefined; }); });
+      if (whoE.length) {
+        var card5 = el('div', { class: 'card' });
+        grid.appendChild(card5);
+        var sets5 = whoE.map(function (w) {
+          return { label: w.name, backgroundColor: w.color, borderColor: '#000', borderWidth: 1,
+                   data: keys.map(function (k) { return w.figures[k]; }) };
+        });
+        PL.chart(card5, 'Misses per pixel at dim ' + em.dim + ' (' + (explain.figures_source || 'explain').split(',')[0] + ')', {
+          type: 'bar', data: { labels: labelsE, datasets: sets5 },
+          options: { scales: { y: { beginAtZero: true, title: { display: true, text: 'per pixel' } } } }
+        }, sets5.length);
+        card5.appendChild(el('p', { class: 'muted', text: 'Black: the naive oracle; grey: the reference kernel, where measured.' }));
+      }
+    }
+
+    // Failures, each with its first bad pixel.
+    failed.forEach(function (v) {
+      var f = v.failure || {};
+      var parts = [el('h3', null, [el('span', { class: 'badge bad', text: '\u2717 FAILED' }), ' ', v.name]),
+                   el('p', { text: v.error || 'failed its check' })];
+      if (f.first) {
+        var sw = function (rgb) { return el('span', { class: 'swatch', style: 'background: rgb(' + rgb.join(',') + ')' }); };
+        parts.push(el('p', null, ['First bad pixel at dim ' + f.dim + ': dst[' + f.first.row + '][' + f.first.col + '] is (' +
+          f.first.actual.join(', ') + ') ', sw(f.first.actual), ', should be (' + f.first.expected.join(', ') + ') ', sw(f.first.expected)]));
+        parts.push(el('p', { class: 'muted', text: f.wrong_pixels + ' wrong pixels' + (f.unwritten_pixels ? ', ' + f.unwritten_pixels + ' of them never written' : '') }));
+      }
+      grid.appendChild(el('div', { class: 'card failed', 'data-failed': v.name }, parts));
+    });
+
+    // The diagnosis for this kernel, beside its charts.
+    (findingsByKernel[name] || []).forEach(function (f) { grid.appendChild(finding(f)); });
+  }
+
+  function drawMachine() {
+    var m = report.machine, c = report.config;
+    var sec = el('section', { id: 'machine' });
+    sec.appendChild(el('h2', { text: 'Machine and settings' }));
+    var rows = [
+      ['CPU', m.cpu_model + ' (' + m.logical_cpus + ' logical CPUs)'],
+      ['Clock', m.clock.description + ' \u2013 ' + fmt(m.clock.frequency_hz / 1e9, 3) + ' GHz'],
+      ['Pinned to', m.clock.pinned_cpu === null ? 'not pinned' : 'CPU ' + m.clock.pinned_cpu],
+      ['K-best', 'K=' + c.k + ', epsilon=' + c.epsilon + ', at most ' + c.max_samples + ' samples'],
+      ['Inputs', c.seed === null ? 'from a secret key drawn for the run' : 'from seed ' + c.seed],
+      ['Baseline', c.baseline], ['Scoring policy', c.policy],
+      ['Cache cleared before each sample', Math.round(c.cache_clear_bytes / 1024) + ' KiB']];
+    m.caches.forEach(function (ca) {
+      rows.push(['L' + ca.level + ' ' + ca.type, Math.round(ca.size_bytes / 1024) + ' KiB' + (ca.ways ? ', ' + ca.ways + '-way' : '') +
+                 (ca.line_bytes ? ', ' + ca.line_bytes + ' B lines' : '') + ' (' + ca.source + (ca.plausible ? '' : '; implausible, ignored') + ')']);
+    });
+    sec.appendChild(PL.table(['', ''], rows.map(function (r) { return el('tr', null, [el('th', { text: r[0] }), el('td', { text: r[1] })]); })));
+    page.appendChild(sec);
+  }
+});

@@ -1,0 +1,350 @@
+// The reports beyond the text: --compare's verdicts (on given samples, and on
+// real runs of a deliberately slowed variant), and the HTML pages opened in a
+// real headless Chromium: they draw one series per variant, log no error, fetch
+// nothing and embed exactly the JSON report of the same run.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "driver/report/compare.hpp"
+#include "driver/report/report.hpp"
+#include "harness.hpp"
+#include "json_schema.hpp"
+
+namespace fs = std::filesystem;
+using namespace perflab;
+using nlohmann::json;
+using test::repo;
+
+namespace {
+
+const json& report_schema() {
+    static const json s = json::parse(test::read_file(repo("docs/report.schema.json")));
+    return s;
+}
+
+// What headless Chromium saw: the DOM after load, and a screenshot.
+struct Browsed {
+    std::string dom;
+    std::string png_path;
+};
+
+// Debian's chromium, with no network, no profile and nothing in the background;
+// the virtual time budget lets the page finish drawing before the DOM is dumped.
+Browsed browse(const std::string& html_path, bool screenshot) {
+    static int n = 0;
+    const std::string profile = test::scratch_dir(fmt::format("chromium-profile-{}", n++));
+    std::vector<std::string> base{"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                                  "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                                  "--disable-sync", "--user-data-dir=" + profile, "--virtual-time-budget=10000",
+                                  "--window-size=1200,1400"};
+    Browsed b;
+    auto dom = base;
+    dom.insert(dom.end(), {"--dump-dom", "file://" + fs::absolute(html_path).string()});
+    auto r = test::run(dom);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    b.dom = r.out;
+    if (screenshot) {
+        b.png_path = html_path + ".png";
+        auto shot = base;
+        shot.insert(shot.end(), {"--screenshot=" + b.png_path, "file://" + fs::absolute(html_path).string()});
+        auto s = test::run(shot);
+        INFO(s.err);
+        REQUIRE(s.status == 0);
+    }
+    return b;
+}
+
+// An attribute the page wrote on <body> once it had drawn.
+std::string body_attribute(const std::string& dom, const std::string& name) {
+    std::smatch m;
+    const std::regex re("<body[^>]*\\s" + name + "=\"([^\"]*)\"");
+    return std::regex_search(dom, m, re) ? m[1].str() : std::string();
+}
+
+int body_number(const std::string& dom, const std::string& name) {
+    std::string v = body_attribute(dom, name);
+    return v.empty() ? -1 : std::stoi(v);
+}
+
+// The JSON block `id` as the page file holds it.
+json embedded(const std::string& html, const std::string& id) {
+    const std::string open = "<script type=\"application/json\" id=\"" + id + "\">";
+    auto a = html.find(open);
+    REQUIRE(a != std::string::npos);
+    a += open.size();
+    auto b = html.find("</script>", a);
+    REQUIRE(html.find(open, b) == std::string::npos);  // exactly one such block
+    return json::parse(html.substr(a, b - a));
+}
+
+// What every page must show: drawn, no error in the console, nothing fetched,
+// ink on its canvases and a screenshot that is not a blank page.
+void require_healthy_page(const std::string& html_path, const Browsed& b) {
+    INFO(body_attribute(b.dom, "data-error-text"));
+    REQUIRE(body_attribute(b.dom, "data-rendered") == "true");
+    CHECK(body_number(b.dom, "data-errors") == 0);
+    CHECK(body_number(b.dom, "data-resources") == 0);
+    CHECK(body_number(b.dom, "data-ink") > 500);
+    const std::string html = test::read_file(html_path);
+    CHECK_FALSE(std::regex_search(html, std::regex("(src|href)=[\"']?(https?:)?//")));
+    if (!b.png_path.empty()) {
+        // A blank 1200x1400 page compresses to a few KB; charts and text do not.
+        REQUIRE(fs::exists(b.png_path));
+        CHECK(fs::file_size(b.png_path) > 40000);
+    }
+}
+
+std::ptrdiff_t count_matches(const std::string& text, const std::string& pattern) {
+    const std::regex re(pattern);
+    return std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator());
+}
+
+int timed_variants(const json& kernel) {
+    int n = 0;
+    for (const auto& v : kernel["variants"]) n += v["correct"].get<bool>() && !v["dims"].empty();
+    return n;
+}
+
+}  // namespace
+
+namespace {
+// Writes down every event it is given, to check the order the interface promises.
+struct Recorder : Reporter {
+    std::vector<std::string>& log;
+    std::string name;
+    Recorder(std::vector<std::string>& l, std::string n) : log(l), name(std::move(n)) {}
+    void start(const RunResult&) override { log.push_back(name + " start"); }
+    void kernel_started(const KernelResult& k) override { log.push_back(name + " kernel " + std::string(kernel_name(k.kernel))); }
+    void variant_done(const KernelResult&, const VariantResult& v) override { log.push_back(name + " variant " + v.name); }
+    void finish(const RunResult& r) override { log.push_back(name + " finish " + std::to_string(r.kernels.size())); }
+};
+}  // namespace
+
+TEST_CASE("every report gets the context, each result as it finishes, and the whole run, in order", "[report]") {
+    std::vector<std::string> log;
+    Reporters all;
+    all.add(std::make_unique<Recorder>(log, "a"));
+    all.add(std::make_unique<Recorder>(log, "b"));
+    RunResult run;
+    all.start(run);
+    RunnerObserver o = observer_for(all);
+    KernelResult k;
+    k.kernel = Kernel::smooth;
+    VariantResult v;
+    v.name = "v1";
+    o.kernel_started(k);
+    o.variant_done(k, v);
+    CHECK_FALSE(o.measured);  // left to the measuring stages
+    run.kernels.push_back(k);
+    all.finish(run);
+    CHECK(log == std::vector<std::string>{"a start", "b start", "a kernel smooth", "b kernel smooth", "a variant v1",
+                                          "b variant v1", "a finish 1", "b finish 1"});
+}
+
+TEST_CASE("--html to a directory that cannot take it fails before anything is measured", "[report]") {
+    auto r = test::run({test::build_driver("tests/fixtures/kernels/fast.c"), "--html", "/nonexistent/dir/r.html"});
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains("cannot write the HTML report") && Catch::Contains("not a writable directory"));
+}
+
+TEST_CASE("the verdict comes from the samples: noise, a real change, too few samples", "[report][compare]") {
+    const std::vector<double> steady{2.00, 2.01, 2.02, 2.05, 2.30};  // spread: median 1% above the fastest
+    // The same code measured again: a new fastest 1% off, well inside the noise.
+    CHECK(compare_samples(steady, {2.02, 2.03, 2.03, 2.10, 2.40}, 3).verdict == Verdict::within_noise);
+    // Twice as slow, with samples that do not overlap.
+    auto slower = compare_samples(steady, {4.00, 4.02, 4.05, 4.20}, 3);
+    CHECK(slower.verdict == Verdict::slower);
+    CHECK(slower.change == Approx(1.0));
+    CHECK(compare_samples({4.00, 4.02, 4.05, 4.20}, steady, 3).verdict == Verdict::faster);
+    // Two means would say 10% slower; the samples overlap and spread 15%: noise.
+    CHECK(compare_samples({2.0, 2.2, 2.4, 2.4}, {2.2, 2.3, 2.6, 2.7}, 3).verdict == Verdict::within_noise);
+    // One sample a side has no spread to judge by.
+    CHECK(compare_samples({2.0}, {4.0}, 3).verdict == Verdict::within_noise);
+    // In units of the oracle timed beside them: a machine 40% slower throughout
+    // the second run slows both, and the scaled samples do not move.
+    const std::vector<double> oracle{4.0, 4.1, 4.0, 4.3, 4.6};
+    std::vector<double> slow_machine, slow_oracle;
+    for (std::size_t i = 0; i < steady.size(); ++i) {
+        slow_machine.push_back(steady[i] * 1.4);
+        slow_oracle.push_back(oracle[i] * 1.4);
+    }
+    CHECK(compare_samples(steady, slow_machine, 3).verdict == Verdict::slower);
+    CHECK(compare_samples(in_oracle_units(steady, oracle), in_oracle_units(slow_machine, slow_oracle), 3).verdict ==
+          Verdict::within_noise);
+    CHECK(in_oracle_units({1, 2}, {}).empty());  // a fixed baseline: judged on the raw samples
+    // A noisy oracle widens the band: a 10% change is then not enough.
+    const std::vector<double> tighter{2.20, 2.21, 2.22};
+    CHECK(compare_samples(steady, tighter, 3).verdict == Verdict::slower);
+    CHECK(compare_samples(steady, tighter, 3, 0.05).verdict == Verdict::within_noise);
+    CHECK(sample_spread({3.0, 1.0, 1.1, 5.0}) == Approx(1.05));
+    CHECK(sample_spread({1.0, 1.2, 9.0}) == Approx(0.2));
+}
+
+TEST_CASE("--compare refuses another machine or another explicit seed, in one line", "[report][compare]") {
+    json a = json::parse(R"({"schema": "perflab-report-1",
+        "machine": {"cpu_model": "X", "logical_cpus": 2, "caches": [{"level": 1, "type": "Data", "size_bytes": 49152, "plausible": true}]},
+        "config": {"seed": null, "k": 3}, "kernels": {}})");
+    json b = a;
+    CHECK_NOTHROW(check_comparable(a, b));  // two secret keys: comparable
+    b["config"]["seed"] = 7;
+    CHECK_NOTHROW(check_comparable(a, b));  // one explicit seed against a secret key
+    a["config"]["seed"] = 8;
+    CHECK_THROWS_WITH(check_comparable(a, b), Catch::Contains("seed 8") && Catch::Contains("rerun with -s 8"));
+    b = a;
+    b["machine"]["cpu_model"] = "Y";
+    CHECK_THROWS_WITH(check_comparable(a, b), Catch::Contains("another machine"));
+    b = a;
+    b["machine"]["caches"][0]["size_bytes"] = 32768;
+    CHECK_THROWS_AS(check_comparable(a, b), CompareError);
+
+    std::string dir = test::scratch_dir("compare-refuse");
+    test::write_file(dir + "/explain.json", R"({"schema": "perflab-explain-1"})");
+    CHECK_THROWS_WITH(load_old_report(dir + "/explain.json"), Catch::Contains("not a perflab-report-1"));
+    CHECK_THROWS_WITH(load_old_report(dir + "/missing.json"), Catch::Contains("cannot read"));
+}
+
+TEST_CASE("the driver's page draws every variant, its failures and the machine, from the --json report", "[report][pages]") {
+    const std::string dir = test::scratch_dir("page-driver");
+    auto r = test::run({test::build_driver("tests/fixtures/kernels/broken.c"), "--dims", "32,64", "--max-samples", "3",
+                        "--timeout", "1", "--speed-of-light", "--json", dir + "/r.json", "--html", dir + "/r.html"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json report = json::parse(test::read_file(dir + "/r.json"));
+    const std::string html = test::read_file(dir + "/r.html");
+    // One source of data: the page carries exactly the --json report, schema-valid.
+    CHECK(embedded(html, "perflab-report") == report);
+    CHECK(test::validate_json(embedded(html, "perflab-report"), report_schema()).empty());
+    for (const auto& d : report["kernels"]["rotate"]["variants"][0]["dims"])
+        CHECK(d["sample_cpes"].size() == d["samples"].get<std::size_t>());
+
+    Browsed b = browse(dir + "/r.html", true);
+    require_healthy_page(dir + "/r.html", b);
+    CHECK(body_number(b.dom, "data-variant-series") == timed_variants(report["kernels"]["rotate"]));
+    // The CPE chart holds the variants, the oracle and the memcpy.
+    CHECK_THAT(b.dom, Catch::Contains(fmt::format("data-series=\"{}\"", timed_variants(report["kernels"]["rotate"]) + 2)));
+    int failed = 0;
+    for (const auto& v : report["kernels"]["rotate"]["variants"]) failed += !v["correct"].get<bool>();
+    REQUIRE(failed > 0);
+    CHECK(count_matches(b.dom, "data-failed=") == failed);
+    CHECK_THAT(b.dom, Catch::Contains("First bad pixel"));
+    CHECK_THAT(b.dom, Catch::Contains(report["machine"]["cpu_model"].get<std::string>()));
+}
+
+TEST_CASE("--compare calls a slowed variant slower and the same code within noise", "[report][compare][pages]") {
+    const std::string dir = test::scratch_dir("page-compare");
+    const std::string same = test::build_driver("tests/fixtures/kernels/slowable.c");
+    const std::string slow = test::build_driver("tests/fixtures/kernels/slowable.c", "-DSLOW=6");
+    const std::vector<std::string> args{"--kernel", "rotate", "--dims", "64,128", "--max-samples", "12"};
+    auto timed = [&](const std::string& driver, std::vector<std::string> extra) {
+        std::vector<std::string> argv{driver};
+        argv.insert(argv.end(), args.begin(), args.end());
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        auto r = test::run(argv);
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        return r;
+    };
+    timed(same, {"--json", dir + "/old.json"});
+
+    auto again = timed(same, {"--compare", dir + "/old.json", "--json", dir + "/again.json"});
+    CHECK_THAT(again.out, Catch::Contains("Compared with"));
+    auto rows = test::lines_starting_with(again.out, "rotate ");
+    CHECK(rows.size() == 4);  // 2 variants x 2 dims
+    for (const auto& row : rows) CHECK_THAT(row, Catch::Contains("within noise"));
+
+    auto slowed = timed(slow, {"--compare", dir + "/old.json", "--html", dir + "/c.html"});
+    for (const auto& row : test::lines_starting_with(slowed.out, "rotate ")) {
+        INFO(row);
+        if (row.find("rotate: maybe slowed") != std::string::npos) CHECK_THAT(row, Catch::Contains("slower"));
+        CHECK_THAT(row, !Catch::Contains("faster"));
+    }
+    // The page says the same, row by row.
+    Browsed b = browse(dir + "/c.html", false);
+    require_healthy_page(dir + "/c.html", b);
+    CHECK(count_matches(b.dom, "data-verdict=\"slower\" data-variant=\"rotate: maybe slowed\"") == 2);
+
+    // Refused before anything is measured: another machine, another seed.
+    json other = json::parse(test::read_file(dir + "/old.json"));
+    other["machine"]["cpu_model"] = "Some Other CPU";
+    test::write_file(dir + "/other.json", other.dump());
+    auto refused = test::run({same, "--compare", dir + "/other.json"});
+    CHECK(refused.status == 1);
+    CHECK(refused.out.empty());
+    CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+    CHECK_THAT(refused.err, Catch::Contains("another machine"));
+    other = json::parse(test::read_file(dir + "/old.json"));
+    other["config"]["seed"] = 5;
+    test::write_file(dir + "/seeded.json", other.dump());
+    auto seeded = test::run({same, "-s", "6", "--compare", dir + "/seeded.json"});
+    CHECK(seeded.status == 1);
+    CHECK_THAT(seeded.err, Catch::Contains("rerun with -s 5"));
+}
+
+TEST_CASE("the grader's batch page after a kill and a resume shows every hand-in once, as a rerun would", "[report][pages][grader]") {
+    const std::string dir = test::scratch_dir("page-batch");
+    const std::string handins = dir + "/handins", out = dir + "/out";
+    fs::create_directories(handins);
+    // Three hand-ins from the kernels fixtures: two that pass, one that fails its check.
+    fs::copy_file(repo("tests/fixtures/kernels/fast.c"), handins + "/a-fast.c");
+    fs::copy_file(repo("tests/fixtures/kernels/slowable.c"), handins + "/b-slowable.c");
+    fs::copy_file(repo("tests/fixtures/kernels/broken.c"), handins + "/c-broken.c");
+    std::string cmd = fmt::format("'{}' grade '{}' --out '{}' --trials 1 --recalibrate-every 2 --wall-timeout 20 "
+                                  "--driver-args '--dims 32,64 --max-samples 3 --timeout 1'",
+                                  repo("grader"), handins, out);
+    auto killed = test::sh(cmd + " 2>/dev/null & pid=$!; "
+                           "until [ \"$(wc -l < " + out + "/results.jsonl 2>/dev/null || echo 0)\" -ge 1 ]; do sleep 0.1; done; "
+                           "kill -9 $pid; wait $pid; exit 0");
+    REQUIRE(killed.status == 0);
+    auto resumed = test::sh(cmd);
+    INFO(resumed.err);
+    REQUIRE(resumed.status == 0);
+    const std::string page = test::read_file(out + "/report.html");
+
+    // The page embeds results.jsonl's records, one per hand-in.
+    const json data = embedded(page, "perflab-batch");
+    REQUIRE(data["records"].size() == 3);
+    std::set<std::string> ids;
+    for (const auto& r : data["records"]) ids.insert(r["id"].get<std::string>());
+    CHECK(ids == std::set<std::string>{"a-fast", "b-slowable", "c-broken"});
+    CHECK(data["baselines"].size() >= 2);  // one before the kill, one or more after
+    // Made from OUT alone: a rerun with nothing left to grade writes the same page.
+    REQUIRE(test::sh(cmd + " 2>/dev/null").status == 0);
+    CHECK(test::read_file(out + "/report.html") == page);
+
+    Browsed b = browse(out + "/report.html", true);
+    require_healthy_page(out + "/report.html", b);
+    CHECK(body_number(b.dom, "data-handins") == 3);
+    for (const auto& id : ids) CHECK_THAT(b.dom, Catch::Contains("data-id=\"" + id + "\""));
+
+    // The student's page: their last run's report, schema-valid, under the grade.
+    const std::string feedback = test::read_file(out + "/feedback/a-fast.html");
+    const json report = embedded(feedback, "perflab-report");
+    CHECK(test::validate_json(report, report_schema()).empty());
+    CHECK(embedded(feedback, "perflab-grader")["status"] == "ok");
+    Browsed f = browse(out + "/feedback/a-fast.html", false);
+    require_healthy_page(out + "/feedback/a-fast.html", f);
+    CHECK(body_number(f.dom, "data-variant-series") == timed_variants(report["kernels"]["rotate"]) + timed_variants(report["kernels"]["smooth"]));
+}
+
+TEST_CASE("--explain --html puts every finding on the page, from the explain JSON", "[report][pages]") {
+    const std::string dir = test::scratch_dir("page-explain");
+    auto r = test::run({test::build_driver("tests/fixtures/kernels/fast.c"), "--explain", "--kernel", "rotate", "--dims", "64",
+                        "--json", dir + "/e.json", "--html", dir + "/e.html"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json findings = json::parse(test::read_file(dir + "/e.json"));
+    REQUIRE(findings["schema"] == "perflab-explain-1");
+    const std::string html = test::read_file(dir + "/e.html");
+    CHECK(embedded(html, "perflab-explain") == findings);
+    CHECK(test::validate_json(embedded(html, "perflab-report"), report_schema()).empty());
+    Browsed b = browse(dir + "/e.html", false);
+    require_healthy_page(dir + "/e.html", b);
+    for (const auto& f : findings["findings"]) CHECK_THAT(b.dom, Catch::Contains("data-finding=\"" + f["id"].get<std::string>() + "\""));
+}
