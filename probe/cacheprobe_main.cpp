@@ -5,7 +5,7 @@
 #include "common/atomic_file.hpp"
 #include "common/clock.hpp"
 #include "hierarchy.hpp"
-#include "probe_result.hpp"
+#include "common/probe_result.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>

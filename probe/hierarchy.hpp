@@ -3,7 +3,7 @@
 #pragma once
 
 #include "common/clock.hpp"
-#include "probe_result.hpp"
+#include "common/probe_result.hpp"
 
 #include <cstddef>
 #include <cstdint>

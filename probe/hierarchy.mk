@@ -2,11 +2,11 @@
 # measuring code is libprobe.a, which the tests link too; each binary adds its main.
 
 PROBE_LIB_SOURCES := probe/huge_buffer.cpp probe/latency.cpp \
-                     probe/line_size.cpp probe/knees.cpp probe/probe_result.cpp \
+                     probe/line_size.cpp probe/knees.cpp \
                      probe/hierarchy.cpp probe/mountain.cpp
 PROBE_LIB := $(B)/lib/libprobe.a
 # What they share with the driver: the clock, pinning, machine facts, K-best.
-PROBE_DRIVER_OBJECTS := $(patsubst %,$(B)/obj/src/common/%.o,clock machine affinity sampler atomic_file statistics)
+PROBE_DRIVER_OBJECTS := $(patsubst %,$(B)/obj/src/common/%.o,clock machine affinity sampler atomic_file statistics probe_result)
 
 $(PROBE_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(PROBE_LIB_SOURCES))
 	@mkdir -p $(dir $@)

@@ -9,15 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "common/probe_result.hpp"
+
 namespace perflab {
 
 // One measured point: x is the working set in bytes, the boundary a load straddles,
 // or the number of same-set lines, depending on the probe.
-struct LatencyPoint {
-    std::size_t x = 0;
-    double ns = 0;       // per dependent load
-    double spread = 0;   // K-best disagreement: how much the fastest samples differed
-};
 
 struct KneeOptions {
     double steep_per_octave = 0.6;  // log2 latency rise per octave of size that is a knee

@@ -20,6 +20,7 @@
 
 #include "grader/discovery.hpp"
 #include "grader/gradebook.hpp"
+#include "grader_outputs.hpp"
 #include "harness.hpp"
 #include "grader/platforms.hpp"
 #include "grader/results_store.hpp"
@@ -33,6 +34,8 @@ namespace fs = std::filesystem;
 using namespace perflab;
 using namespace perflab::grader;
 using nlohmann::json;
+using perflab::test::gradebook_statuses;
+using perflab::test::records_by_id;
 using test::repo;
 
 namespace {
@@ -56,33 +59,6 @@ std::vector<std::string> fixture_names() {
     return names;
 }
 
-std::map<std::string, json> records_by_id(const std::string& results_jsonl, int* lines = nullptr) {
-    std::map<std::string, json> out;
-    std::istringstream in(test::read_file(results_jsonl));
-    int n = 0;
-    for (std::string line; std::getline(in, line); ++n) {
-        json j = json::parse(line);
-        INFO(line);
-        REQUIRE(out.count(j["id"]) == 0);  // never a duplicated record
-        out[j["id"].get<std::string>()] = j;
-    }
-    if (lines) *lines = n;
-    return out;
-}
-
-// CSV rows of gradebook.csv as id -> status (ids and statuses never need quoting).
-std::map<std::string, std::string> gradebook_statuses(const std::string& csv) {
-    std::map<std::string, std::string> out;
-    std::istringstream in(csv);
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-        auto a = line.find(','), b = line.find(',', a + 1);
-        REQUIRE(out.count(line.substr(0, a)) == 0);
-        out[line.substr(0, a)] = line.substr(a + 1, b - a - 1);
-    }
-    return out;
-}
 
 Record sample_record() {
     Record r;

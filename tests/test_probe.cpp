@@ -4,7 +4,7 @@
 #include "knees.hpp"
 #include "latency.hpp"
 #include "common/machine.hpp"
-#include "probe_result.hpp"
+#include "common/probe_result.hpp"
 
 #include <catch2/catch.hpp>
 #include <sys/wait.h>

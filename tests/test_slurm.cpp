@@ -14,6 +14,7 @@
 
 #include <regex>
 
+#include "grader_outputs.hpp"
 #include "harness.hpp"
 #include "grader/slurm.hpp"
 
@@ -21,6 +22,8 @@ namespace fs = std::filesystem;
 using namespace perflab;
 using namespace perflab::grader;
 using nlohmann::json;
+using perflab::test::gradebook_statuses;
+using perflab::test::records_by_id;
 using test::repo;
 
 namespace {
@@ -104,31 +107,6 @@ std::string make_handins(const std::string& dir, const std::map<std::string, std
     return handins;
 }
 
-std::map<std::string, json> records_by_id(const std::string& results_jsonl, int* lines = nullptr) {
-    std::map<std::string, json> out;
-    std::istringstream in(test::read_file(results_jsonl));
-    int n = 0;
-    for (std::string line; std::getline(in, line); ++n) {
-        json j = json::parse(line);
-        INFO(line);
-        REQUIRE(out.count(j["id"]) == 0);  // never a duplicated record
-        out[j["id"].get<std::string>()] = j;
-    }
-    if (lines) *lines = n;
-    return out;
-}
-
-std::map<std::string, std::string> gradebook_statuses(const std::string& csv) {
-    std::map<std::string, std::string> out;
-    std::istringstream in(csv);
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-        auto a = line.find(','), b = line.find(',', a + 1);
-        out[line.substr(0, a)] = line.substr(a + 1, b - a - 1);
-    }
-    return out;
-}
 
 std::string host() {
     char h[256] = "";

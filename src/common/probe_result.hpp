@@ -3,7 +3,6 @@
 // what the OS or CPUID reported. Saved as JSON (build/cacheprobe.json by default).
 #pragma once
 
-#include "knees.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -11,6 +10,14 @@
 #include <vector>
 
 namespace perflab {
+
+// One point of a latency curve: a working-set size (or other x) and the time of a
+// dependent load there.
+struct LatencyPoint {
+    std::size_t x = 0;
+    double ns = 0;       // per dependent load
+    double spread = 0;   // K-best disagreement: how much the fastest samples differed
+};
 
 struct ProbeLevel {
     int level = 0;                   // 1 = L1d, 2, 3

@@ -1,0 +1,43 @@
+// Reading what a grader batch wrote, as the grader and Slurm tests both check it.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "harness.hpp"
+
+namespace perflab::test {
+
+// results.jsonl as id -> record; `lines` counts them. A duplicated record fails.
+inline std::map<std::string, nlohmann::json> records_by_id(const std::string& results_jsonl, int* lines = nullptr) {
+    std::map<std::string, nlohmann::json> out;
+    std::istringstream in(read_file(results_jsonl));
+    int n = 0;
+    for (std::string line; std::getline(in, line); ++n) {
+        nlohmann::json j = nlohmann::json::parse(line);
+        INFO(line);
+        REQUIRE(out.count(j["id"]) == 0);  // never a duplicated record
+        out[j["id"].get<std::string>()] = j;
+    }
+    if (lines) *lines = n;
+    return out;
+}
+
+// CSV rows of gradebook.csv as id -> status (ids and statuses never need quoting).
+inline std::map<std::string, std::string> gradebook_statuses(const std::string& csv) {
+    std::map<std::string, std::string> out;
+    std::istringstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+        auto a = line.find(','), b = line.find(',', a + 1);
+        REQUIRE(out.count(line.substr(0, a)) == 0);
+        out[line.substr(0, a)] = line.substr(a + 1, b - a - 1);
+    }
+    return out;
+}
+
+}  // namespace perflab::test
