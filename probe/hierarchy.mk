@@ -6,7 +6,7 @@ PROBE_LIB_SOURCES := probe/huge_buffer.cpp probe/latency.cpp \
                      probe/hierarchy.cpp probe/mountain.cpp
 PROBE_LIB := $(B)/lib/libprobe.a
 # What they share with the driver: the clock, pinning, machine facts, K-best.
-PROBE_DRIVER_OBJECTS := $(patsubst %,$(B)/obj/src/common/%.o,clock machine affinity sampler atomic_file statistics probe_result)
+PROBE_DRIVER_OBJECTS := $(patsubst %,$(B)/obj/src/common/%.o,clock machine affinity sampler atomic_file statistics probe_result subprocess)
 
 $(PROBE_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(PROBE_LIB_SOURCES))
 	@mkdir -p $(dir $@)

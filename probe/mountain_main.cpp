@@ -2,6 +2,7 @@
 // strides - as a table, a CSV and, with gnuplot, a 3-D PNG. See docs/probe.md.
 #include "common/affinity.hpp"
 #include "common/atomic_file.hpp"
+#include "common/subprocess.hpp"
 #include "common/clock.hpp"
 #include "huge_buffer.hpp"
 #include "latency.hpp"
@@ -95,12 +96,16 @@ bool have_gnuplot() {
 
 // "" or what went wrong.
 std::string plot(const Mountain& m, const std::string& png, const std::string& title) {
-    FILE* gp = popen("gnuplot", "w");
-    if (!gp) return "cannot start gnuplot";
-    const std::string script = gnuplot_script(m, png, title);
-    std::fwrite(script.data(), 1, script.size(), gp);
-    const int status = pclose(gp);
-    if (status != 0) return fmt::format("gnuplot failed (status {})", status);
+    // The script beside the picture, run by the project's one launcher of programs.
+    const std::string script = png + ".gp";
+    try {
+        write_file_atomically(script, gnuplot_script(m, png, title));
+        Finished f = spawn(command({"gnuplot", script}, 120));
+        std::filesystem::remove(script);
+        if (!f.exited_ok()) return fmt::format("gnuplot {}: {}", f.describe(), f.output.substr(0, f.output.find('\n')));
+    } catch (const std::exception& e) {
+        return std::string("cannot run gnuplot: ") + e.what();
+    }
     return "";
 }
 
