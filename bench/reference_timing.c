@@ -46,19 +46,17 @@ static void smooth_avx512(int dim, pixel *src, pixel *dst)
 }
 
 static const variant rotates[] = {
-    {"rotate naive", ref_rotate_naive, 0},
-    {"rotate blocked", ref_rotate_blocked, 0},
-    {"rotate unrolled", ref_rotate_unrolled, 0},
-    {"rotate simd", ref_rotate_simd, 0},
+#define REF_ROTATE(fn, name, description) {"rotate " name, fn, 0},
+#define REF_SMOOTH(fn, name, description)
+#include "variants.def"
     {"rotate simd AVX2", rotate_avx2, REF_SIMD_AVX2},
     {"rotate simd AVX-512", rotate_avx512, REF_SIMD_AVX512},
 };
 
 static const variant smooths[] = {
-    {"smooth naive", ref_smooth_naive, 0},
-    {"smooth boundary-split", ref_smooth_boundary_split, 0},
-    {"smooth two-pass", ref_smooth_two_pass, 0},
-    {"smooth simd", ref_smooth_simd, 0},
+#define REF_ROTATE(fn, name, description)
+#define REF_SMOOTH(fn, name, description) {"smooth " name, fn, 0},
+#include "variants.def"
     {"smooth simd AVX2", smooth_avx2, REF_SIMD_AVX2},
     {"smooth simd AVX-512", smooth_avx512, REF_SIMD_AVX512},
 };

@@ -22,7 +22,7 @@ TEST_LIBS += $(REFERENCE_LIB)
 # project's main job: every variant, the speed-of-light rows, one report.
 SOLUTIONS_HOST := $(B)/solutions-host
 
-$(B)/obj/reference/solutions.o: $(REFERENCE_SOLUTIONS) reference/reference.h kernels/defs.h
+$(B)/obj/reference/solutions.o: $(REFERENCE_SOLUTIONS) reference/reference.h reference/variants.def kernels/defs.h
 
 $(SOLUTIONS_HOST): $(B)/obj/reference/solutions.o $(REFERENCE_OBJECTS) $(HOST_RUNTIME) mk/link-host.sh
 	KCFLAGS='$(KCFLAGS)' mk/link-host.sh $@ $(HOST_RUNTIME) $(REFERENCE_SOLUTIONS) \

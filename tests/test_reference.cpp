@@ -147,10 +147,9 @@ std::vector<Variant> simd_paths(const std::string& name, void (*dispatch)(int, p
 
 std::vector<Variant> rotate_variants() {
     std::vector<Variant> variants = {
-        {"ref_rotate_naive", ref_rotate_naive},
-        {"ref_rotate_blocked", ref_rotate_blocked},
-        {"ref_rotate_unrolled", ref_rotate_unrolled},
-        {"ref_rotate_simd", ref_rotate_simd},
+#define REF_ROTATE(fn, name, description) {#fn, fn},
+#define REF_SMOOTH(fn, name, description)
+#include "variants.def"
     };
     for (Variant& v : simd_paths("ref_rotate_simd", ref_rotate_simd_dispatch))
         variants.push_back(std::move(v));
@@ -159,10 +158,9 @@ std::vector<Variant> rotate_variants() {
 
 std::vector<Variant> smooth_variants() {
     std::vector<Variant> variants = {
-        {"ref_smooth_naive", ref_smooth_naive},
-        {"ref_smooth_boundary_split", ref_smooth_boundary_split},
-        {"ref_smooth_two_pass", ref_smooth_two_pass},
-        {"ref_smooth_simd", ref_smooth_simd},
+#define REF_ROTATE(fn, name, description)
+#define REF_SMOOTH(fn, name, description) {#fn, fn},
+#include "variants.def"
     };
     for (Variant& v : simd_paths("ref_smooth_simd", ref_smooth_simd_dispatch))
         variants.push_back(std::move(v));
