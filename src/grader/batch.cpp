@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/atomic_file.hpp"
+#include "common/scratch_dir.hpp"
 #include "batch_page.hpp"
 #include "calibration.hpp"
 #include "gradebook.hpp"
@@ -19,11 +20,6 @@ namespace perflab::grader {
 namespace fs = std::filesystem;
 namespace {
 
-std::string make_work_root() {
-    std::string tmpl = (fs::temp_directory_path() / "perflab-grader-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work directory in " + fs::temp_directory_path().string() + ": set TMPDIR");
-    return tmpl;
-}
 
 }  // namespace
 
@@ -72,14 +68,8 @@ int run_batch(const BatchSettings& s) {
         return 0;
     }
 
-    std::string work_root = make_work_root();
-    struct Cleanup {
-        std::string path;
-        ~Cleanup() {
-            std::error_code ec;
-            fs::remove_all(path, ec);
-        }
-    } cleanup{work_root};
+    const ScratchDir work("perflab-grader");
+    const std::string& work_root = work.path();
 
     GradeSettings grade = s.grade;
     Calibrator calibrator(grade.layout, work_root + "/calibration", grade.driver_args, grade.sandbox);

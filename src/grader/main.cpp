@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/atomic_file.hpp"
+#include "common/scratch_dir.hpp"
 #include "batch.hpp"
 #include "platforms.hpp"
 #include "common/sandbox.hpp"
@@ -59,13 +60,11 @@ void finish_common(Common& c) {
 // the driver's own baseline unless one is given.
 Graded grade_single(const std::string& kernels, Common& c, const std::optional<std::string>& baseline) {
     if (!fs::is_regular_file(kernels)) throw std::runtime_error(fmt::format("no hand-in at '{}': check the path", kernels));
-    std::string work = (fs::temp_directory_path() / fmt::format("perflab-grader-{}", getpid())).string();
+    const ScratchDir work("perflab-grader");
     std::set<std::string> library_names = library_symbols(c.grade.layout.driver);
     c.grade.build.library_names = &library_names;
-    Graded g = grade_handin({"submission", fs::absolute(kernels).string(), ""}, c.grade,
-                            baseline ? fs::absolute(*baseline).string() : "", work + "/handin");
-    fs::remove_all(work);
-    return g;
+    return grade_handin({"submission", fs::absolute(kernels).string(), ""}, c.grade,
+                        baseline ? fs::absolute(*baseline).string() : "", work.file("handin"));
 }
 
 int run(int argc, char** argv) {
@@ -192,9 +191,8 @@ int run(int argc, char** argv) {
         std::string host = reference.value_or(cal_opts.grade.layout.solutions_host);
         if (host.empty()) throw std::runtime_error("no reference solutions host found: build it (make build/solutions-host) or pass --reference-host");
         std::vector<std::string> driver = driver_command(cal_opts.grade.layout, host);
-        std::string work = (fs::temp_directory_path() / fmt::format("perflab-calibrate-{}", getpid())).string();
-        ScoringPolicy p = calibrate_policy(driver, cal_opts.grade.driver_args, work);
-        fs::remove_all(work);
+        const ScratchDir work("perflab-calibrate");
+        ScoringPolicy p = calibrate_policy(driver, cal_opts.grade.driver_args, work.path());
         write_file_atomically(policy_out, policy_to_toml(p, fmt::format("Full marks at the reference speedups measured "
                                                                         "here: rotate {:.2f}, smooth {:.2f}.",
                                                                         p.rotate.full_marks_speedup(),

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/atomic_file.hpp"
+#include "common/scratch_dir.hpp"
 #include "calibration.hpp"
 #include "slurm.hpp"
 #include "static_checks.hpp"
@@ -52,17 +53,8 @@ int run_slurm_task(const std::string& out_dir, int submission, int task) {
     const std::string tag = fmt::format("{}_{}", job && *job ? job : "local", task);
 
     // Building and running happen on the node's own disk, not the shared one.
-    std::string tmpl = (fs::temp_directory_path() / "perflab-task-XXXXXX").string();
-    if (!mkdtemp(tmpl.data()))
-        throw std::runtime_error("cannot create a work directory in " + fs::temp_directory_path().string() +
-                                 ": set TMPDIR on the nodes");
-    struct Cleanup {
-        std::string path;
-        ~Cleanup() {
-            std::error_code ec;
-            fs::remove_all(path, ec);
-        }
-    } cleanup{tmpl};
+    const ScratchDir scratch("perflab-task");
+    const std::string& tmpl = scratch.path();
 
     Calibrator calibrator(grade.layout, tmpl + "/calibration", grade.driver_args, grade.sandbox);
     std::set<std::string> library_names = library_symbols(grade.layout.driver);

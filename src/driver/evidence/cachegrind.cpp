@@ -1,5 +1,7 @@
 #include "cachegrind.hpp"
 
+#include "common/scratch_dir.hpp"
+
 #include "common/subprocess.hpp"
 
 #include <unistd.h>
@@ -95,26 +97,6 @@ std::optional<std::string> find_in_path(const std::string& program) {
     }
     return std::nullopt;
 }
-
-// A private scratch directory for one run's cachegrind output.
-class ScratchDir {
-public:
-    ScratchDir() {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "perflab-cg-XXXXXX").string();
-        if (mkdtemp(tmpl.data())) path_ = tmpl;
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-    }
-    ScratchDir(const ScratchDir&) = delete;
-    ScratchDir& operator=(const ScratchDir&) = delete;
-    bool ok() const { return !path_.empty(); }
-    std::string file(const char* name) const { return path_ + "/" + name; }
-
-private:
-    std::string path_;
-};
 
 std::string last_line(const std::string& text) {
     std::istringstream in(text);
@@ -251,8 +233,13 @@ std::variant<CachegrindTotals, SimulationError> run_cachegrind(const std::vector
             return SimulationError{fmt::format("cache {} cannot be simulated: {}", describe(*c), *why)};
     auto valgrind = find_in_path("valgrind");
     if (!valgrind) return SimulationError{"valgrind is not installed: apt-get install valgrind"};
-    ScratchDir dir;
-    if (!dir.ok()) return SimulationError{fmt::format("cannot create a temporary directory ({})", std::strerror(errno))};
+    std::optional<ScratchDir> scratch;
+    try {
+        scratch.emplace("perflab-cg");
+    } catch (const std::exception& e) {
+        return SimulationError{e.what()};
+    }
+    const ScratchDir& dir = *scratch;
 
     SpawnSpec spec = command({*valgrind, "--tool=cachegrind", "--cache-sim=yes",
                               "-q",  // valgrind's own summary would bury the child's last line
