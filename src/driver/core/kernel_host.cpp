@@ -142,6 +142,15 @@ void KernelHost::spawn() {
             if (!program) usleep(1000);
         }
         if (!program) {
+            // A host that died at once (a constructor killed by the seccomp filter) has
+            // taken the sandbox's init with it: that is the kernels file's failure.
+            if (waitpid(child_, &child_status_, WNOHANG) == child_) {
+                alive_ = false;
+                throw HostStartError(fmt::format("the kernel host {} before its functions were registered: fix "
+                                                 "kernels.c's constructors",
+                                                 death_outcome().describe()),
+                                     false);
+            }
             kill_host();
             throw HostError("the sandbox did not start the kernel host: run 'grader check-sandbox' to see why");
         }
