@@ -311,7 +311,8 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
         if (name == "malloc" || name == "calloc" || name == "realloc" || name == "aligned_alloc" ||
             name == "posix_memalign" || name == "memalign" || name == "valloc")
             p.allocations_per_call += n;
-        if (name == "pthread_create" || name == "clone" || name == "__clone" || name == "fork")
+        // pthread_create calls clone itself: count the request, not its means.
+        if (name == "pthread_create" || name == "__pthread_create_2_1" || name == "fork")
             p.threads_per_call += n;
         p.callees.emplace_back(name, n / px);
     }
