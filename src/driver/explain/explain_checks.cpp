@@ -662,7 +662,13 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
     f.evidence.emplace_back("graded / ceiling", c.ratio);
     f.evidence.emplace_back("noise band (+/-)", c.tolerance);
     const std::string fn = fmt::format("{}()", kernel_name(e.kernel));
-    if (!c.resolved || c.ratio >= 1) {
+    if (!c.resolved && c.ratio < 1) {
+        f.title = fmt::format("{} reaches {:.2f}, the reference {:.2f}: this run is too noisy (+/-{:.0f}%) to tell "
+                              "whether that is the ceiling",
+                              fn, g.mean_speedup, ceiling, 100 * c.tolerance);
+        f.meaning = "the gap is inside the spread of the same oracle's timings in this run.";
+        f.advice = "rerun on a quiet machine with a larger --max-samples to see how far below the reference it is.";
+    } else if (c.ratio >= 1) {
         f.title = fmt::format("{} reaches {:.2f}; scalar reference code reaches {:.2f} here: at the ceiling, within noise",
                               fn, g.mean_speedup, ceiling);
         f.meaning = "on this machine, in this run, the driver's own scalar kernels do no measurably better: the "
