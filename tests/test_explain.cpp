@@ -6,11 +6,17 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <future>
+#include <regex>
+#include <thread>
 
 #include "driver/explain/build_state.hpp"
 #include "harness.hpp"
 #include "common/system_noise.hpp"
+#include "driver/evidence/access_pattern.hpp"
 #include "driver/evidence/tile_sweep.hpp"
+#include "driver/explain/explain.hpp"
 
 using namespace perflab::test;
 using nlohmann::json;
@@ -175,4 +181,198 @@ TEST_CASE("explain: SHA-256 as sha256sum prints it", "[explain]") {
     write_file(dir + "/t", text);
     auto sum = sh("sha256sum " + dir + "/t | cut -d' ' -f1");
     CHECK(perflab::sha256_hex(text) + "\n" == sum.out);
+}
+
+// ---- the corpus: every fixture's header says its true cause, the ids --explain
+// must raise (Expect:) and the ids that would be false claims (Never:) ----
+
+namespace {
+
+struct CorpusEntry {
+    std::string name, kernel, cause;
+    std::vector<std::string> expect, never;
+};
+
+std::vector<std::string> words(const std::string& s) {
+    std::istringstream in(s);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+}
+
+std::vector<CorpusEntry> corpus() {
+    std::vector<CorpusEntry> out;
+    for (const auto& file : std::filesystem::directory_iterator(repo("tests/fixtures/explain"))) {
+        if (file.path().extension() != ".c") continue;
+        CorpusEntry e{file.path().stem().string(), "", "", {}, {}};
+        std::ifstream in(file.path());
+        for (std::string line; std::getline(in, line) && line.find("#include") == std::string::npos;) {
+            auto field = [&](const char* key) -> std::optional<std::string> {
+                auto at = line.find(key);
+                return at == std::string::npos ? std::nullopt : std::optional(line.substr(at + std::strlen(key)));
+            };
+            if (auto v = field("Cause:")) e.cause = *v;
+            if (auto v = field("Kernel:")) e.kernel = words(*v).at(0);
+            if (auto v = field("Expect:")) e.expect = words(*v);
+            if (auto v = field("Never:")) e.never = words(*v);
+        }
+        out.push_back(e);
+    }
+    std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    return out;
+}
+
+// Every fixture's report, made once: drivers built one after another (the link
+// is quick), the --explain runs two at a time (each already runs valgrind jobs
+// in parallel inside).
+const std::map<std::string, json>& corpus_reports() {
+    static std::map<std::string, json> reports = [] {
+        std::map<std::string, json> out;
+        auto entries = corpus();
+        std::vector<std::string> exes;
+        for (const auto& e : entries) exes.push_back(build_driver("tests/fixtures/explain/" + e.name + ".c"));
+        std::vector<std::future<json>> running;
+        std::size_t next = 0;
+        std::vector<std::pair<std::string, std::future<json>>> jobs;
+        for (std::size_t i = 0; i < entries.size(); ++i)
+            jobs.emplace_back(entries[i].name, std::async(std::launch::deferred, [&, i] {
+                                  return explain(exes[i], entries[i].kernel, "corpus-" + entries[i].name);
+                              }));
+        // Two at a time: start a batch, collect it.
+        while (next < jobs.size()) {
+            std::vector<std::thread> batch;
+            std::vector<json> results(std::min<std::size_t>(2, jobs.size() - next));
+            for (std::size_t b = 0; b < results.size(); ++b)
+                batch.emplace_back([&, b, at = next + b] { results[b] = jobs[at].second.get(); });
+            for (auto& t : batch) t.join();
+            for (std::size_t b = 0; b < results.size(); ++b) out[jobs[next + b].first] = results[b];
+            next += results.size();
+        }
+        return out;
+    }();
+    return reports;
+}
+
+// Claims that would contradict their own evidence; returns what is wrong.
+std::vector<std::string> inconsistencies(const json& f) {
+    std::vector<std::string> bad;
+    const std::string title = f["title"], advice = f["advice"], id = f["id"];
+    const json& ev = f["evidence"];
+    auto num = [&](const char* k) { return ev.contains(k) && ev[k].is_number() ? ev[k].get<double>() : -1.0; };
+    if (title.find("as many as naive") != std::string::npos &&
+        std::fabs(num("D1 misses/px") - num("naive D1 misses/px")) > 0.1 * num("naive D1 misses/px"))
+        bad.push_back("says as many misses as naive, evidence differs by more than 10%");
+    if (title.find("close to") != std::string::npos) bad.push_back("vague 'close to' title");
+    if (std::regex_search(advice, std::regex("call [A-Za-z_]*naive", std::regex::icase)))
+        bad.push_back("recommends calling a naive function");
+    if (id == "graded-function" && f["severity"] == "problem" && title.find("is faster") != std::string::npos &&
+        ev["resolved"] != "yes")
+        bad.push_back("recommends a variant whose advantage is within noise");
+    if (id == "variant-equals-naive" && ev.contains("store step") && ev["store step"] != ev["naive store step"])
+        bad.push_back("naive look-alike with another store order");
+    if (id == "access-order" && f["severity"] == "problem" && title.find("column") != std::string::npos &&
+        title.find("stores down") != std::string::npos && ev["inner store step"].get<std::string>().find("column") == std::string::npos)
+        bad.push_back("says column stores, evidence says otherwise");
+    if (id == "at-ceiling" && title.find("at the ceiling") != std::string::npos &&
+        num("graded / ceiling") < 1 / (1 + num("noise band (+/-)")) - 1e-9)
+        bad.push_back("at the ceiling, though the gap is resolved");
+    if (title.find("make rotate() call rotate") != std::string::npos || advice.find("call rotate ") != std::string::npos)
+        bad.push_back("names a description instead of a function");
+    return bad;
+}
+
+}  // namespace
+
+TEST_CASE("explain: the corpus has 25+ fixtures, each with its cause written down", "[explain]") {
+    auto entries = corpus();
+    CHECK(entries.size() >= 25);
+    for (const auto& e : entries) {
+        INFO(e.name);
+        CHECK_FALSE(e.cause.empty());
+        CHECK((e.kernel == "rotate" || e.kernel == "smooth"));
+    }
+}
+
+TEST_CASE("explain: every corpus fixture gets its true cause and no false claim", "[explain][corpus]") {
+    const auto& reports = corpus_reports();
+    int right = 0, total = 0;
+    for (const auto& e : corpus()) {
+        INFO(e.name << ": " << e.cause);
+        const json& r = reports.at(e.name);
+        ++total;
+        bool ok = true;
+        for (const auto& id : e.expect) {
+            INFO("expected " << id);
+            const bool found = raised(r, id) || (id == "at-ceiling" && !findings(r, id).empty());
+            CHECK(found);
+            ok = ok && found;
+        }
+        for (const auto& id : e.never) {
+            INFO("false claim " << id);
+            CHECK_FALSE(raised(r, id));
+            ok = ok && !raised(r, id);
+        }
+        for (const auto& f : r["findings"]) {
+            INFO(f.dump());
+            CHECK(inconsistencies(f).empty());
+        }
+        right += ok;
+    }
+    CHECK(right == total);
+    // Column bands: besides the column stores, the re-read source lines, next to the reference's figure.
+    bool refetch = false;
+    for (const auto& f : findings(reports.at("column_bands"), "access-order"))
+        refetch = refetch || (f["severity"] == "problem" && f["title"].get<std::string>().find("source line") != std::string::npos &&
+                              f["evidence"].contains("reference fetches per source line"));
+    CHECK(refetch);
+}
+
+TEST_CASE("explain: timing comparisons are resolved only outside the run's noise", "[explain]") {
+    // The oracle timed in turns with four functions: 100, 104, 98, 130 cycles.
+    const perflab::Noise noisy = perflab::timing_noise({100, 104, 98, 130});
+    CHECK(noisy.spread == Approx(130.0 / 98 - 1));
+    CHECK(noisy.tolerance == Approx(noisy.spread));
+    // A 10% gap between two speedups inside a +/-33% band is not a difference.
+    CHECK_FALSE(perflab::compare_speedups(1.21, 1.10, noisy, true).resolved);
+    CHECK(perflab::compare_speedups(1.60, 1.10, noisy, true).resolved);
+    // A quiet run resolves the same 10% gap, unless a timing did not converge.
+    const perflab::Noise quiet = perflab::timing_noise({100, 101, 102});
+    CHECK(quiet.tolerance == Approx(0.05));
+    CHECK(perflab::compare_speedups(1.21, 1.10, quiet, true).resolved);
+    CHECK_FALSE(perflab::compare_speedups(1.21, 1.10, quiet, false).resolved);
+    // Too few repeats of the same function: assume the shared VM's 25%.
+    CHECK(perflab::timing_noise({100, 101}).tolerance == Approx(0.25));
+    // The case: an identical copy at 1.11 against 0.855, the oracle varying by ~30%.
+    CHECK_FALSE(perflab::compare_speedups(1.11, 0.855, perflab::timing_noise({100, 131, 104}), true).resolved);
+}
+
+TEST_CASE("explain: step and tile analysis of destination store sequences", "[explain]") {
+    const int dim = 64;
+    std::vector<long> naive, rows32, cols32;
+    for (int i = 0; i < dim; i++)
+        for (int j = 0; j < dim; j++) naive.push_back(long(dim - 1 - j) * dim + i);
+    // Tiles walked as the reference walks them: source column bands outside.
+    for (int j0 = 0; j0 < dim; j0 += 32)
+        for (int i0 = 0; i0 < dim; i0 += 32) {
+            for (int j = j0; j < j0 + 32; j++)
+                for (int i = i0; i < i0 + 32; i++) rows32.push_back(long(dim - 1 - j) * dim + i);
+            for (int i = i0; i < i0 + 32; i++)
+                for (int j = j0; j < j0 + 32; j++) cols32.push_back(long(dim - 1 - j) * dim + i);
+        }
+    auto n = perflab::dominant_step(naive);
+    CHECK(n.step == -dim);
+    CHECK(n.run == dim);
+    auto t = perflab::tile_shape(naive, dim);
+    CHECK(t.rows == dim);
+    CHECK(t.cols == dim);
+    CHECK(perflab::dominant_step(rows32).step == 1);
+    auto tr = perflab::tile_shape(rows32, dim);
+    CHECK(tr.cols == 32);
+    CHECK(tr.rows == 32);
+    CHECK(perflab::dominant_step(cols32).step == -dim);
+    // Column stores in that walk: each tile's columns continue into the next
+    // tile's, so the walk is a band of 32 destination rows across the image.
+    auto tc = perflab::tile_shape(cols32, dim);
+    CHECK(tc.rows == 32);
+    CHECK(tc.cols == dim);
 }

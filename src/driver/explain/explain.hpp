@@ -10,6 +10,7 @@
 
 #include "build_state.hpp"
 #include "driver/core/cache_clear.hpp"
+#include "driver/evidence/access_pattern.hpp"
 #include "driver/evidence/cachegrind.hpp"
 #include "common/clock.hpp"
 #include "finding.hpp"
@@ -38,6 +39,32 @@ struct FunctionEvidence {
     std::optional<double> cpe;  // at the comparison dimension
     bool converged = true;
     CacheFigures figures;
+    std::optional<double> speedup;           // over the oracle timed in turns with it
+    std::optional<AccessPattern> pattern;    // from its access trace
+};
+
+// How far apart timings of the same function lie in this run, and so which
+// differences between two functions' speedups mean something. The spread is that
+// of the oracle, timed in turns with every function at the comparison dimension.
+struct Noise {
+    double spread = 0;      // max/min - 1 of the same function's CPEs; 0 when unknown
+    int samples = 0;        // how many CPEs of it there were
+    double tolerance = 0;   // a speedup ratio within 1/(1+t) .. 1+t is within noise
+};
+Noise timing_noise(const std::vector<double>& same_function_cpes);
+struct Comparison {
+    double ratio = 1;  // a / b
+    double tolerance = 0;
+    bool resolved = false;  // the ratio lies outside the noise band
+};
+// `converged`: both timings converged; otherwise the band is twice as wide.
+Comparison compare_speedups(double a, double b, const Noise& noise, bool converged);
+
+// A failing kernel checked at more dimensions than the run's.
+struct DimCheck {
+    int dim = 0;
+    bool passed = false;
+    std::string failure;  // kind of failure, when it failed
 };
 
 struct KernelEvidence {
@@ -51,12 +78,18 @@ struct KernelEvidence {
     std::optional<std::string> graded_jumps_to;  // the function its first instruction jumps to
     bool graded_registered = true;               // false: measured under a name of explain's own
     std::vector<TilePoint> tile_sweep;           // rotate, with the reference kernels only
+    std::vector<std::string> symbols;            // parallel to result.variants: the function's symbol
+    std::vector<std::optional<AccessPattern>> patterns;  // parallel to result.variants
+    std::vector<std::vector<DimCheck>> dim_checks;       // parallel: failing variants only
+    std::vector<std::string> unregistered;  // student functions named like the kernel, neither registered nor called
+    Noise noise;
 };
 
 struct ExplainData {
     std::vector<KernelEvidence> kernels;
     std::string figures_source;                      // "" when there are no miss figures
     std::optional<std::string> figures_unavailable;  // why not
+    std::optional<std::string> trace_unavailable;    // why there are no access traces
     std::optional<std::string> counters_unavailable;
     bool reference_kernels = false;
     BuildState build;

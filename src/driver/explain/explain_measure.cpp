@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <set>
 #include <map>
 #include <thread>
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "explain.hpp"
+#include "driver/core/checker.hpp"
 #include "driver/evidence/simulation.hpp"
 #include "symbols.hpp"
 
@@ -68,19 +71,24 @@ public:
 
     // Simulates every target, as many at once as there are CPUs: each is two
     // valgrind runs of a kernel host, and the timing is over by now.
-    void simulate_all(const std::vector<SimulationTarget>& targets, const std::vector<std::pair<Kernel, int>>& keys) {
-        if (setup_.tools.counters || !geometry_ || targets.empty()) return;
-        std::vector<std::variant<CounterValues, SimulationError>> out(targets.size());
+    // `extra` jobs (the access traces) share the pool: both are valgrind runs.
+    void simulate_all(const std::vector<SimulationTarget>& targets, const std::vector<std::pair<Kernel, int>>& keys,
+                      std::vector<std::function<void()>> extra = {}) {
+        const bool simulating = !setup_.tools.counters && geometry_ && !targets.empty();
+        std::vector<std::variant<CounterValues, SimulationError>> out(simulating ? targets.size() : 0);
+        std::vector<std::function<void()>> jobs;
+        for (std::size_t i = 0; i < out.size(); ++i) jobs.push_back([&, i] { out[i] = simulate(targets[i], *geometry_); });
+        for (auto& e : extra) jobs.push_back(std::move(e));
+        if (jobs.empty()) return;
         std::atomic<std::size_t> next{0};
         auto work = [&] {
-            for (std::size_t i; (i = next++) < targets.size();)
-                out[i] = simulate(targets[i], *geometry_);
+            for (std::size_t i; (i = next++) < jobs.size();) jobs[i]();
         };
-        const unsigned workers = std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(targets.size()));
+        const unsigned workers = std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(jobs.size()));
         std::vector<std::thread> pool;
         for (unsigned w = 0; w < workers; ++w) pool.emplace_back(work);
         for (auto& t : pool) t.join();
-        for (std::size_t i = 0; i < targets.size(); ++i) {
+        for (std::size_t i = 0; i < out.size(); ++i) {
             if (auto* err = std::get_if<SimulationError>(&out[i])) {
                 data_.figures_unavailable = "cache simulation failed: " + err->message;
                 simulated_.clear();
@@ -140,7 +148,55 @@ std::optional<std::size_t> fastest(const std::vector<VariantResult>& variants) {
     return best;
 }
 
+// Rotate's order shows at the comparison dimension (capped where an image no
+// longer fits one 2 MiB region of the host's, which the trace analysis assumes);
+// smooth's code facts are per pixel and show at any size.
+int trace_dim(Kernel k, int dim) { return k == Kernel::rotate ? std::min(dim, 512) : std::min(dim, 64); }
+
+// Dimensions a failing kernel is checked at: multiples of 32 (the lab's), of 8
+// but not 32, and odd-ish ones.
+constexpr int kCheckDims[] = {32, 64, 96, 100, 120, 128, 130, 192, 200, 256, 512};
+
+// Where a function the host calls lives in it: registered ones and rotate()/smooth()
+// report their address; the driver's own are found in the reference host's table.
+std::uint64_t entry_of(const Variant& v, const KernelPlan& kp, KernelHosts& hosts) {
+    if (v.index == Variant::kGraded) return kp.graded_address;
+    if (!v.in_reference_host()) return v.address;
+    const HostFunction f = v.host_function();
+    for (const auto& hv : hosts.reference().registration().variants)
+        if (hv.kernel == f.kernel && hv.index == f.variant) return hv.address;
+    return 0;
+}
+
+bool named_like(const std::string& symbol, Kernel k) {
+    std::string s = symbol;
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s.find(kernel_name(k)) != std::string::npos && s.find("naive") == std::string::npos &&
+           s.find("register") == std::string::npos && s != kernel_name(k);
+}
+
 }  // namespace
+
+Noise timing_noise(const std::vector<double>& cpes) {
+    Noise n;
+    n.samples = int(cpes.size());
+    if (cpes.size() >= 2) {
+        auto [lo, hi] = std::minmax_element(cpes.begin(), cpes.end());
+        if (*lo > 0) n.spread = *hi / *lo - 1;
+    }
+    // With fewer than 3 repeats the spread says little: assume the shared-VM
+    // noise seen in practice (25%). Never trust less than 5%.
+    n.tolerance = n.samples >= 3 ? std::max(0.05, n.spread) : std::max(0.25, n.spread);
+    return n;
+}
+
+Comparison compare_speedups(double a, double b, const Noise& noise, bool converged) {
+    Comparison c;
+    c.ratio = b > 0 ? a / b : 0;
+    c.tolerance = converged ? noise.tolerance : 2 * noise.tolerance;
+    c.resolved = b > 0 && a > 0 && (c.ratio > 1 + c.tolerance || c.ratio < 1 / (1 + c.tolerance));
+    return c;
+}
 
 Options explain_options(const Options& options) {
     Options o = options;
@@ -201,8 +257,44 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
                 targets.push_back({host.executable(), variant.host_function(), dims[k]});
                 keys.emplace_back(variant.kernel, variant.index);
             }
-    progress(fmt::format("per-pixel figures ({})", data.figures_source.empty() ? "none" : data.figures_source));
-    figures.simulate_all(targets, keys);
+    // Access traces of every correct function (lackey), in the same pool.
+    std::optional<SimulatedCache> d1;
+    {
+        auto g = s.options.cache_geometry ? parse_cache_geometry(*s.options.cache_geometry)
+                                          : simulation_geometry(s.run.machine);
+        if (auto* geometry = std::get_if<CachegrindGeometry>(&g)) d1 = geometry->D1;
+        else data.trace_unavailable = std::get<SimulationError>(g).message;
+    }
+    std::map<std::pair<std::size_t, std::size_t>, std::variant<AccessPattern, SimulationError>> traced;
+    std::vector<std::pair<std::size_t, std::size_t>> trace_keys;
+    std::vector<TraceTarget> trace_targets;
+    for (std::size_t k = 0; k < plan.kernels.size() && d1; ++k)
+        for (std::size_t v = 0; v < plan.kernels[k].variants.size(); ++v)
+            if (timed(k, v)) {
+                const Variant& variant = plan.kernels[k].variants[v];
+                const KernelHost& host = variant.in_reference_host() ? hosts.reference() : hosts.student();
+                const std::uint64_t entry = entry_of(variant, plan.kernels[k], hosts);
+                if (!entry) continue;
+                trace_keys.emplace_back(k, v);
+                trace_targets.push_back({host.executable(), variant.host_function(), entry,
+                                         trace_dim(variant.kernel, dims[k])});
+                traced.emplace(trace_keys.back(), SimulationError{"not traced"});
+            }
+    std::vector<std::function<void()>> trace_jobs;
+    for (std::size_t i = 0; i < trace_targets.size(); ++i)
+        trace_jobs.push_back([&, i] { traced[trace_keys[i]] = trace_access_pattern(trace_targets[i], *d1); });
+    progress(fmt::format("per-pixel figures ({}) and access traces", data.figures_source.empty() ? "none" : data.figures_source));
+    figures.simulate_all(targets, keys, std::move(trace_jobs));
+    auto pattern = [&](std::size_t k, std::size_t v) -> std::optional<AccessPattern> {
+        auto it = traced.find({k, v});
+        if (it == traced.end()) return std::nullopt;
+        if (auto* err = std::get_if<SimulationError>(&it->second)) {
+            data.trace_unavailable = "access trace failed: " + err->message;
+            return std::nullopt;
+        }
+        return std::get<AccessPattern>(it->second);
+    };
+    const auto student_symbols = function_symbols(hosts.student().executable());
 
     for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
         const KernelPlan& kp = plan.kernels[k];
@@ -215,23 +307,67 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
         e.tile_sweep = std::move(sweeps[k]);
         e.result = results[k];
         e.result.variants.clear();
+        std::vector<double> oracle_cpes;
+        std::set<std::string> reached;  // functions the traced calls executed
         for (std::size_t v = 0; v < kp.variants.size(); ++v) {
             const DimResult* d = timed(k, v);
+            if (const auto& all = results[k].variants[v]; std::size_t(at[k]) < all.dims.size()) {
+                const DimResult& row = all.dims[std::size_t(at[k])];
+                if (row.baseline_cpe > 0) oracle_cpes.push_back(row.baseline_cpe);
+            }
             CacheFigures f = figures.of(d, kp.kernel, kp.variants[v].index);
             if (kp.variants[v].index == Variant::kGraded) e.graded_registered = false;
+            std::optional<AccessPattern> p = pattern(k, v);
+            if (p && !kp.variants[v].in_reference_host())
+                reached.insert(p->executed.begin(), p->executed.end());
             if (!is_comparison(kp.variants[v])) {
+                const Variant& variant = kp.variants[v];
+                const std::uint64_t entry = variant.index == Variant::kGraded ? kp.graded_address : variant.address;
                 e.result.variants.push_back(results[k].variants[v]);
                 e.figures.push_back(std::move(f));
+                e.patterns.push_back(std::move(p));
+                e.symbols.push_back(symbol_name_for(hosts.student().executable(), entry).value_or(""));
+                std::vector<DimCheck> checks;
+                if (!results[k].variants[v].correct) {
+                    progress(fmt::format("checking {} at more dimensions", short_name(variant.description)));
+                    for (int dim : kCheckDims) {
+                        std::optional<CheckFailure> failure;
+                        try {
+                            failure = check_variant(hosts.student(), variant.host_function(), dim, s.tools.inputs,
+                                                    s.plan.timeout_seconds);
+                        } catch (const HostError& err) {
+                            failure = CheckFailure{CheckFailure::Kind::crashed, dim, 0, 0, {}, err.what(), false};
+                        }
+                        checks.push_back({dim, !failure, failure ? failure->kind_id() : ""});
+                    }
+                }
+                e.dim_checks.push_back(std::move(checks));
                 continue;
             }
             FunctionEvidence fe{results[k].variants[v].name, d ? std::optional(d->cpe) : std::nullopt,
-                                !d || d->converged, std::move(f)};
+                                !d || d->converged, std::move(f), std::nullopt, std::move(p)};
             if (kp.variants[v].index == Variant::kOracle)
                 e.naive = std::move(fe);
             else
                 e.reference = std::move(fe);
         }
         e.result.best = fastest(e.result.variants);
+        if (e.naive.cpe) oracle_cpes.push_back(*e.naive.cpe);
+        // The driver's own functions are timed without a baseline: their speedup
+        // is the oracle's CPE over theirs, both from this run.
+        if (e.reference && e.reference->cpe && e.naive.cpe && *e.reference->cpe > 0)
+            e.reference->speedup = *e.naive.cpe / *e.reference->cpe;
+        e.noise = timing_noise(oracle_cpes);
+        // Functions of the student's that look like this kernel but nothing runs.
+        std::set<std::uint64_t> known{kp.graded_address};
+        for (const auto& v : s.registry.of(kp.kernel)) known.insert(v.address);
+        std::set<std::string> driver_own;
+        for (const auto& sym : function_symbols(hosts.reference().executable())) driver_own.insert(sym.name);
+        for (const auto& sym : student_symbols)
+            if (named_like(sym.name, kp.kernel) && !known.count(sym.start) && !driver_own.count(sym.name) &&
+                !reached.count(sym.name) &&
+                std::find(e.unregistered.begin(), e.unregistered.end(), sym.name) == e.unregistered.end())
+                e.unregistered.push_back(sym.name);
         data.kernels.push_back(std::move(e));
     }
     return data;

@@ -32,11 +32,33 @@ ordered_json figures_json(const CacheFigures& f) {
     return j;
 }
 
+ordered_json pattern_json(const std::optional<AccessPattern>& p) {
+    if (!p) return ordered_json();
+    ordered_json callees = ordered_json::object();
+    for (const auto& [name, n] : p->callees) callees[name] = n;
+    return {{"dim", p->dim},
+            {"store_step", p->store.step},
+            {"store_step_share", p->store.share},
+            {"load_step", p->load.step},
+            {"load_step_share", p->load.share},
+            {"tile_rows", p->tile.rows},
+            {"tile_cols", p->tile.cols},
+            {"src_fetches_per_line", p->src_fetches_per_line},
+            {"dst_fetches_per_line", p->dst_fetches_per_line},
+            {"divisions_per_px", p->divisions_per_px},
+            {"calls_per_px", p->calls_per_px},
+            {"allocations_per_call", p->allocations_per_call},
+            {"threads_per_call", p->threads_per_call},
+            {"callees_per_px", callees}};
+}
+
 ordered_json function_json(const FunctionEvidence& e) {
     return {{"name", e.name},
             {"cpe", e.cpe ? ordered_json(*e.cpe) : ordered_json()},
             {"converged", e.converged},
-            {"figures", figures_json(e.figures)}};
+            {"figures", figures_json(e.figures)},
+            {"speedup", e.speedup ? ordered_json(*e.speedup) : ordered_json()},
+            {"access_pattern", pattern_json(e.pattern)}};
 }
 
 ordered_json kernel_json(const KernelEvidence& e) {
@@ -51,7 +73,9 @@ ordered_json kernel_json(const KernelEvidence& e) {
                             {"correct", v.correct},
                             {"mean_speedup", v.complete() ? ordered_json(v.mean_speedup) : ordered_json()},
                             {"dims", dims},
-                            {"figures", figures_json(e.figures[i])}});
+                            {"figures", figures_json(e.figures[i])},
+                            {"symbol", i < e.symbols.size() ? ordered_json(e.symbols[i]) : ordered_json()},
+                            {"access_pattern", pattern_json(i < e.patterns.size() ? e.patterns[i] : std::nullopt)}});
     }
     ordered_json sweep = ordered_json::array();
     for (const auto& p : e.tile_sweep) sweep.push_back({{"tile", p.tile}, {"cpe", p.cpe}, {"converged", p.converged}});
@@ -61,7 +85,9 @@ ordered_json kernel_json(const KernelEvidence& e) {
             {"naive", function_json(e.naive)},
             {"reference", e.reference ? function_json(*e.reference) : ordered_json()},
             {"variants", variants},
-            {"tile_sweep", sweep}};
+            {"tile_sweep", sweep},
+            {"noise", {{"oracle_cpe_spread", e.noise.spread}, {"samples", e.noise.samples}, {"tolerance", e.noise.tolerance}}},
+            {"unregistered", e.unregistered}};
 }
 
 }  // namespace
@@ -110,6 +136,7 @@ std::string explain_json(const ExplainData& data, const std::vector<Finding>& fi
     ordered_json j{{"schema", "perflab-explain-1"},
                    {"figures_source", data.figures_source},
                    {"reference_kernels", data.reference_kernels},
+                   {"trace_unavailable", data.trace_unavailable ? ordered_json(*data.trace_unavailable) : ordered_json()},
                    {"findings", list},
                    {"measurements", kernels}};
     return j.dump(2) + "\n";

@@ -1,0 +1,369 @@
+#include "access_pattern.hpp"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "common/subprocess.hpp"
+
+namespace perflab {
+namespace {
+
+constexpr double kTraceSeconds = 120;
+
+std::optional<std::string> valgrind_path() {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/bin:/bin";
+    for (std::size_t at = 0; at <= dirs.size();) {
+        std::size_t end = dirs.find(':', at);
+        if (end == std::string::npos) end = dirs.size();
+        std::string candidate = dirs.substr(at, end - at) + "/valgrind";
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+        at = end + 1;
+    }
+    return std::nullopt;
+}
+
+std::vector<unsigned char> read_all(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+}
+
+// The code of a fixed-address executable, by run-time address (PT_LOAD segments).
+class Code {
+public:
+    explicit Code(const std::string& exe) : file_(read_all(exe)) {
+        if (file_.size() < sizeof(Elf64_Ehdr)) return;
+        Elf64_Ehdr eh;
+        std::memcpy(&eh, file_.data(), sizeof eh);
+        for (int i = 0; i < eh.e_phnum; ++i) {
+            Elf64_Phdr ph;
+            const std::size_t at = eh.e_phoff + std::size_t(i) * sizeof ph;
+            if (at + sizeof ph > file_.size()) return;
+            std::memcpy(&ph, file_.data() + at, sizeof ph);
+            if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) segments_.push_back(ph);
+        }
+    }
+    // Up to 16 bytes at `address`; empty when it is not in the file.
+    std::vector<unsigned char> at(std::uint64_t address) const {
+        for (const auto& ph : segments_)
+            if (address >= ph.p_vaddr && address < ph.p_vaddr + ph.p_filesz) {
+                std::size_t off = ph.p_offset + (address - ph.p_vaddr);
+                std::size_t n = std::min<std::size_t>(16, file_.size() - off);
+                return {file_.begin() + long(off), file_.begin() + long(off + n)};
+            }
+        return {};
+    }
+
+private:
+    std::vector<unsigned char> file_;
+    std::vector<Elf64_Phdr> segments_;
+};
+
+enum class Op { other, call, ret, divide };
+
+// Enough of x86-64 to tell calls, returns and divides apart, given where each
+// executed instruction starts (the trace says): prefixes, REX, VEX, opcode.
+Op classify(const std::vector<unsigned char>& b) {
+    std::size_t i = 0;
+    while (i < b.size() && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xF2 || b[i] == 0xF3 || b[i] == 0xF0 ||
+                            b[i] == 0x2E || b[i] == 0x3E || b[i] == 0x26 || b[i] == 0x64 || b[i] == 0x65 ||
+                            b[i] == 0x36))
+        ++i;
+    if (i < b.size() && (b[i] & 0xF0) == 0x40) ++i;  // REX
+    if (i >= b.size()) return Op::other;
+    const unsigned char op = b[i];
+    auto reg = [&] { return i + 1 < b.size() ? (b[i + 1] >> 3) & 7 : -1; };
+    if (op == 0xE8) return Op::call;
+    if (op == 0xFF && reg() == 2) return Op::call;
+    if (op == 0xC3 || op == 0xC2) return Op::ret;
+    if ((op == 0xF6 || op == 0xF7) && (reg() == 6 || reg() == 7)) return Op::divide;
+    if (op == 0x0F && i + 1 < b.size() && b[i + 1] == 0x5E) return Op::divide;  // divss/divsd/divps/divpd
+    if (op == 0xC5 && i + 2 < b.size() && b[i + 2] == 0x5E) return Op::divide;  // VEX2 vdiv*
+    if (op == 0xC4 && i + 3 < b.size() && (b[i + 1] & 0x1F) == 1 && b[i + 3] == 0x5E) return Op::divide;
+    return Op::other;
+}
+
+struct DataAccess {
+    char kind;  // L, S or M
+    std::uint64_t addr;
+    std::uint32_t size;
+};
+
+// A set-associative LRU data cache that allocates on writes, as cachegrind's D1.
+class L1 {
+public:
+    explicit L1(const SimulatedCache& c)
+        : line_(std::uint64_t(c.line)), ways_(std::size_t(std::max(1, c.assoc))),
+          sets_(std::max<std::size_t>(1, c.size / (std::size_t(std::max(1, c.assoc)) * std::size_t(c.line)))),
+          tags_(sets_) {}
+    // True on a miss.
+    bool touch(std::uint64_t line_no) {
+        auto& set = tags_[line_no % sets_];
+        auto it = std::find(set.begin(), set.end(), line_no);
+        const bool miss = it == set.end();
+        if (!miss) set.erase(it);
+        else if (set.size() == ways_) set.pop_back();
+        set.insert(set.begin(), line_no);
+        return miss;
+    }
+    std::uint64_t line() const { return line_; }
+
+private:
+    std::uint64_t line_;
+    std::size_t ways_, sets_;
+    std::vector<std::vector<std::uint64_t>> tags_;
+};
+
+std::uint64_t hex(const std::string& s, std::size_t& at) {
+    std::uint64_t v = 0;
+    for (; at < s.size() && std::isxdigit(static_cast<unsigned char>(s[at])); ++at)
+        v = v * 16 + std::uint64_t(std::isdigit(static_cast<unsigned char>(s[at])) ? s[at] - '0' : (s[at] | 0x20) - 'a' + 10);
+    return v;
+}
+
+long median(std::vector<long> v) {
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+// Pixel indices of the accesses of one kind to one image, repeats collapsed (a
+// pixel copied as a 4- and a 2-byte move is one pixel).
+std::vector<long> pixels_of(const std::vector<DataAccess>& accesses, bool stores, std::uint64_t base, std::uint64_t bytes) {
+    std::vector<long> out;
+    for (const auto& a : accesses) {
+        const bool is_store = a.kind != 'L';
+        const bool is_load = a.kind != 'S';
+        if ((stores ? !is_store : !is_load) || a.addr < base || a.addr >= base + bytes) continue;
+        long px = long((a.addr - base) / sizeof(pixel));
+        if (out.empty() || out.back() != px) out.push_back(px);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<CodeSymbol> function_symbols(const std::string& executable) {
+    std::vector<CodeSymbol> out;
+    const auto file = read_all(executable);
+    if (file.size() < sizeof(Elf64_Ehdr) || std::memcmp(file.data(), ELFMAG, SELFMAG) != 0) return out;
+    Elf64_Ehdr eh;
+    std::memcpy(&eh, file.data(), sizeof eh);
+    if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff + std::size_t(eh.e_shnum) * sizeof(Elf64_Shdr) > file.size())
+        return out;
+    std::vector<Elf64_Shdr> sections(eh.e_shnum);
+    std::memcpy(sections.data(), file.data() + eh.e_shoff, sections.size() * sizeof(Elf64_Shdr));
+    for (const auto& sh : sections) {
+        if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= sections.size() || sh.sh_offset + sh.sh_size > file.size())
+            continue;
+        const auto& strtab = sections[sh.sh_link];
+        for (std::size_t i = 0; i < sh.sh_size / sizeof(Elf64_Sym); ++i) {
+            Elf64_Sym sym;
+            std::memcpy(&sym, file.data() + sh.sh_offset + i * sizeof sym, sizeof sym);
+            auto type = ELF64_ST_TYPE(sym.st_info);
+            if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF) continue;
+            if (sym.st_name >= strtab.sh_size || strtab.sh_offset + sym.st_name >= file.size()) continue;
+            const char* name = reinterpret_cast<const char*>(file.data() + strtab.sh_offset + sym.st_name);
+            out.push_back({std::string(name, strnlen(name, file.size() - strtab.sh_offset - sym.st_name)), sym.st_value,
+                           sym.st_size});
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const CodeSymbol& a, const CodeSymbol& b) { return a.start < b.start; });
+    return out;
+}
+
+const CodeSymbol* symbol_containing(const std::vector<CodeSymbol>& symbols, std::uint64_t address) {
+    const CodeSymbol* best = nullptr;
+    for (const auto& s : symbols)
+        if (address >= s.start && address < s.start + std::max<std::uint64_t>(s.size, 1)) {
+            // Aliases (malloc, __libc_malloc) share an address: keep the shortest name.
+            if (!best || s.name.size() < best->name.size()) best = &s;
+        }
+    return best;
+}
+
+StepStats dominant_step(const std::vector<long>& seq) {
+    StepStats out;
+    if (seq.size() < 2) return out;
+    std::map<long, std::size_t> count;
+    for (std::size_t i = 1; i < seq.size(); ++i) ++count[seq[i] - seq[i - 1]];
+    auto best = std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; });
+    out.step = best->first;
+    out.share = double(best->second) / double(seq.size() - 1);
+    std::vector<long> runs;
+    long run = 1;
+    for (std::size_t i = 1; i < seq.size(); ++i) {
+        if (seq[i] - seq[i - 1] == out.step) {
+            ++run;
+            continue;
+        }
+        if (run > 1) runs.push_back(run);
+        run = 1;
+    }
+    if (run > 1) runs.push_back(run);
+    out.run = median(runs);
+    return out;
+}
+
+TileShape tile_shape(const std::vector<long>& dst, int dim) {
+    const StepStats inner = dominant_step(dst);
+    if (inner.share < 0.5 || inner.run < 2) return {};
+    // Where each run of the inner step starts, and how those starts advance.
+    std::vector<long> starts;
+    for (std::size_t i = 0; i < dst.size(); ++i)
+        if (i == 0 || dst[i] - dst[i - 1] != inner.step) starts.push_back(dst[i]);
+    const StepStats outer = dominant_step(starts);
+    const long across = std::max<long>(1, std::min<long>(dim, outer.run));
+    const long along = std::min<long>(dim, inner.run);
+    if (inner.step == 1 || inner.step == -1) return {across, along};
+    if (inner.step == dim || inner.step == -dim) return {along, across};
+    return {};
+}
+
+std::string describe_step(long step, int dim) {
+    if (step == 1 || step == -1) return fmt::format("along a row ({:+})", step);
+    if (step == dim) return "down a column (+dim)";
+    if (step == -dim) return "up a column (-dim)";
+    return fmt::format("by {} pixels", step);
+}
+
+std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTarget& t, const SimulatedCache& d1) {
+    auto valgrind = valgrind_path();
+    if (!valgrind) return SimulationError{"valgrind is not installed: apt-get install valgrind"};
+    char tmpl[] = "/tmp/perflab-trace-XXXXXX";
+    if (!mkdtemp(tmpl)) return SimulationError{"cannot create a temporary directory for the access trace"};
+    const std::string dir = tmpl, trace = dir + "/trace";
+    struct Cleanup {
+        std::string dir;
+        ~Cleanup() { std::error_code ec; std::filesystem::remove_all(dir, ec); }
+    } cleanup{dir};
+    const HostFunction& f = t.fn;
+    SpawnSpec spec = command({*valgrind, "--tool=lackey", "--trace-mem=yes", "-q", "--log-file=" + trace, t.host_exe,
+                              "--simulate",
+                              fmt::format("{}:{}:{}:1:{}", f.kernel == Kernel::rotate ? 0 : 1, f.variant, t.dim, f.arg)},
+                             kTraceSeconds);
+    spec.fixed_addresses = true;
+    Finished done = spawn(spec);
+    if (!done.exited_ok())
+        return SimulationError{fmt::format("'{}' under lackey {}", t.host_exe, done.describe())};
+
+    const Code code(t.host_exe);
+    const auto symbols = function_symbols(t.host_exe);
+    const CodeSymbol* entry_sym = symbol_containing(symbols, t.entry);
+    const std::uint64_t entry_end = entry_sym ? entry_sym->start + std::max<std::uint64_t>(entry_sym->size, 1) : t.entry + 1;
+
+    std::unordered_map<std::uint64_t, Op> ops;
+    std::map<std::uint64_t, std::uint64_t> callee_entries;
+    std::vector<DataAccess> data;
+    std::uint64_t divisions = 0, calls = 0;
+    bool in_call = false, done_call = false, after_call = false;
+    long depth = 0;
+    std::ifstream in(trace);
+    std::string line;
+    while (!done_call && std::getline(in, line)) {
+        if (line.size() < 4 || line[0] == '=') continue;
+        if (line[0] == 'I') {
+            std::size_t at = 1;
+            while (at < line.size() && line[at] == ' ') ++at;
+            const std::uint64_t addr = hex(line, at);
+            if (!in_call) {
+                if (addr < t.entry || addr >= entry_end) continue;
+                in_call = true;
+            }
+            if (after_call) ++callee_entries[addr];
+            auto it = ops.find(addr);
+            if (it == ops.end()) it = ops.emplace(addr, classify(code.at(addr))).first;
+            after_call = it->second == Op::call;
+            if (it->second == Op::call) ++calls, ++depth;
+            if (it->second == Op::divide) ++divisions;
+            if (it->second == Op::ret && --depth < 0) done_call = true;
+        } else if (in_call && line[0] == ' ' && (line[1] == 'L' || line[1] == 'S' || line[1] == 'M')) {
+            std::size_t at = 2;
+            while (at < line.size() && line[at] == ' ') ++at;
+            const std::uint64_t addr = hex(line, at);
+            std::uint32_t size = at < line.size() && line[at] == ',' ? std::uint32_t(std::atoi(line.c_str() + at + 1)) : 1;
+            data.push_back({line[1], addr, std::max<std::uint32_t>(size, 1)});
+        }
+    }
+    if (!in_call) return SimulationError{fmt::format("the access trace of '{}' never reached the traced function", t.host_exe)};
+
+    AccessPattern p;
+    p.dim = t.dim;
+    const double px = double(t.dim) * double(t.dim);
+    p.divisions_per_px = double(divisions) / px;
+    p.calls_per_px = double(calls) / px;
+    std::map<std::string, double> by_name;
+    for (const auto& [addr, n] : callee_entries) {
+        const CodeSymbol* s = symbol_containing(symbols, addr);
+        by_name[s ? s->name : fmt::format("0x{:x}", addr)] += double(n);
+    }
+    for (const auto& [name, n] : by_name) {
+        if (name == "malloc" || name == "calloc" || name == "realloc" || name == "aligned_alloc" ||
+            name == "posix_memalign" || name == "memalign" || name == "valloc")
+            p.allocations_per_call += n;
+        // pthread_create calls clone itself: count the request, not its means.
+        if (name == "pthread_create" || name == "__pthread_create_2_1" || name == "fork")
+            p.threads_per_call += n;
+        p.callees.emplace_back(name, n / px);
+    }
+    std::sort(p.callees.begin(), p.callees.end(), [](auto& a, auto& b) { return a.second > b.second; });
+    std::set<std::string> ran;
+    for (const auto& [addr, op] : ops)
+        if (const CodeSymbol* s = symbol_containing(symbols, addr)) ran.insert(s->name);
+    p.executed.assign(ran.begin(), ran.end());
+
+    // The images: each lies inside one 2 MiB-aligned region of the host's (see
+    // host_image_make), so the region most loaded from holds src and the one most
+    // stored to holds dst; the lowest address touched there is pixel 0.
+    std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> regions;  // loads, stores
+    for (const auto& a : data) {
+        auto& r = regions[a.addr >> 21];
+        if (a.kind != 'S') ++r.first;
+        if (a.kind != 'L') ++r.second;
+    }
+    std::uint64_t src_region = 0, dst_region = 0;
+    std::size_t most_loads = 0, most_stores = 0;
+    for (const auto& [r, n] : regions)
+        if (n.first > most_loads) most_loads = n.first, src_region = r;
+    for (const auto& [r, n] : regions)
+        if (r != src_region && n.second > most_stores) most_stores = n.second, dst_region = r;
+    const std::uint64_t bytes = std::uint64_t(px) * sizeof(pixel);
+    std::uint64_t src_base = ~0ull, dst_base = ~0ull;
+    for (const auto& a : data) {
+        if (a.kind != 'S' && (a.addr >> 21) == src_region) src_base = std::min(src_base, a.addr);
+        if (a.kind != 'L' && (a.addr >> 21) == dst_region) dst_base = std::min(dst_base, a.addr);
+    }
+    if (most_loads == 0 || most_stores == 0) return p;
+
+    const auto stores = pixels_of(data, true, dst_base, bytes);
+    const auto loads = pixels_of(data, false, src_base, bytes);
+    p.store = dominant_step(stores);
+    p.load = dominant_step(loads);
+    p.tile = tile_shape(stores, t.dim);
+
+    L1 l1(d1);
+    std::uint64_t src_misses = 0, dst_misses = 0;
+    for (const auto& a : data)
+        for (std::uint64_t ln = a.addr / l1.line(); ln <= (a.addr + a.size - 1) / l1.line(); ++ln)
+            if (l1.touch(ln)) {
+                const std::uint64_t byte = ln * l1.line();
+                if (byte + l1.line() > src_base && byte < src_base + bytes) ++src_misses;
+                else if (byte + l1.line() > dst_base && byte < dst_base + bytes) ++dst_misses;
+            }
+    const double lines = double(bytes) / double(l1.line());
+    p.src_fetches_per_line = double(src_misses) / lines;
+    p.dst_fetches_per_line = double(dst_misses) / lines;
+    return p;
+}
+
+}  // namespace perflab
