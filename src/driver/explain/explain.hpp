@@ -52,13 +52,13 @@ struct Noise {
     double tolerance = 0;   // a speedup ratio within 1/(1+t) .. 1+t is within noise
 };
 Noise timing_noise(const std::vector<double>& same_function_cpes);
-struct Comparison {
+struct SpeedupGap {
     double ratio = 1;  // a / b
     double tolerance = 0;
     bool resolved = false;  // the ratio lies outside the noise band
 };
 // `converged`: both timings converged; otherwise the band is twice as wide.
-Comparison compare_speedups(double a, double b, const Noise& noise, bool converged);
+SpeedupGap compare_speedups(double a, double b, const Noise& noise, bool converged);
 
 // A failing kernel checked at more dimensions than the run's.
 struct DimCheck {

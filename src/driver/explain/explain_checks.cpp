@@ -142,7 +142,7 @@ bool converged_at(const VariantResult& v, int dim) {
     return d && d->converged;
 }
 
-void add_noise(Evidence& ev, const Comparison& c) {
+void add_noise(Evidence& ev, const SpeedupGap& c) {
     ev.emplace_back("ratio", c.ratio);
     ev.emplace_back("noise band (+/-)", c.tolerance);
     ev.emplace_back("resolved", c.resolved ? "yes" : "no: within this run's noise");
@@ -247,7 +247,7 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
     const bool runs_best = best && (alike == best || (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, *best)));
     if (best && !runs_best && e.result.variants[*best].mean_speedup > g.mean_speedup) {
         const auto& b = e.result.variants[*best];
-        const Comparison c = compare_speedups(b.mean_speedup, g.mean_speedup, e.noise,
+        const SpeedupGap c = compare_speedups(b.mean_speedup, g.mean_speedup, e.noise,
                                               converged_at(b, dim) && converged_at(g, dim));
         if (c.resolved) {
             Finding f = make("graded-function", Severity::problem, e.kernel, g.name,
@@ -648,7 +648,7 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
         for (const auto& t : e.tile_sweep)
             if (t.cpe > 0 && *e.naive.cpe / t.cpe > best_tile) best_tile = *e.naive.cpe / t.cpe, best_edge = t.tile;
     const double ceiling = std::max(ref, best_tile);
-    const Comparison c = compare_speedups(g.mean_speedup, ceiling, e.noise,
+    const SpeedupGap c = compare_speedups(g.mean_speedup, ceiling, e.noise,
                                           converged_at(g, e.dim) && e.reference->converged);
     Finding f = make("at-ceiling", Severity::info, e.kernel, g.name, "");
     f.evidence = {{"dim", double(e.dim)},

@@ -190,8 +190,8 @@ Noise timing_noise(const std::vector<double>& cpes) {
     return n;
 }
 
-Comparison compare_speedups(double a, double b, const Noise& noise, bool converged) {
-    Comparison c;
+SpeedupGap compare_speedups(double a, double b, const Noise& noise, bool converged) {
+    SpeedupGap c;
     c.ratio = b > 0 ? a / b : 0;
     c.tolerance = converged ? noise.tolerance : 2 * noise.tolerance;
     c.resolved = b > 0 && a > 0 && (c.ratio > 1 + c.tolerance || c.ratio < 1 / (1 + c.tolerance));
