@@ -16,6 +16,7 @@
 #include "driver/core/baseline.hpp"
 #include "driver/core/image.hpp"
 #include "driver/core/input_generator.hpp"
+#include "common/probe_result.hpp"
 #include "harness.hpp"
 #include "common/sampler.hpp"
 #include "driver/evidence/simulation.hpp"
@@ -249,11 +250,17 @@ TEST_CASE("the simulated D1 follows cacheprobe's certain measurement, else the m
     namespace fs = std::filesystem;
     fs::path dir = fs::temp_directory_path() / ("perflab-probe-" + std::to_string(::getpid()));
     fs::create_directories(dir);
+    // A result as cacheprobe saves it (its own writer), with the L1d it measured.
     auto probe_file = [&](bool certain, std::size_t bytes) {
-        std::ofstream((dir / "probe.json").string())
-            << R"({"format": "perflab-cacheprobe/1", "line": {"bytes": 64, "certain": true},)"
-            << R"( "levels": [{"level": 1, "size_bytes": )" << bytes << R"(, "certain": )" << (certain ? "true" : "false")
-            << "}]}";
+        ProbeResult r;
+        r.line_bytes = 64;
+        r.line_certain = true;
+        ProbeLevel l1;
+        l1.level = 1;
+        l1.size_bytes = bytes;
+        l1.certain = certain;
+        r.levels = {l1};
+        std::ofstream((dir / "probe.json").string()) << to_json_text(r);
         return (dir / "probe.json").string();
     };
     auto d1_of = [&](const std::string& path) { return std::get<CachegrindGeometry>(simulation_geometry(m, path)); };
