@@ -339,9 +339,8 @@ TEST_CASE("calibrate writes a policy with full marks at the reference speedups",
 
 // ---------------------------------------------------------------------------------
 // Hostile hand-ins (tests/fixtures/hostile/): one real attempt per attack class,
-// graded in one batch with two honest controls. The requirement is the final one (the
-// two-process engine): some attempts that live in the driver's own process may still
-// succeed while the whole driver runs in the sandbox (see docs/grader.md).
+// graded in one batch with two honest controls. The trusted driver runs outside the
+// sandbox; each hand-in's code runs only in its kernel host inside it (docs/grader.md).
 
 namespace {
 
