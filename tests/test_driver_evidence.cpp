@@ -17,7 +17,7 @@ const char* kBlocked = "rotate: blocked 32x32 tiles";
 // D1 write misses per pixel of both reference rotates at 512, simulated.
 std::pair<double, double> simulated_write_misses(const std::string& name) {
     std::string path = scratch_dir("evidence-" + name) + "/r.json";
-    auto r = run({repo("build/reference-driver"), "-t", "--simulate", "--cache-geometry",
+    auto r = run({repo("driver"), "--host", repo("build/solutions-host"), "-t", "--simulate", "--cache-geometry",
                   "D1=32768,8,64:LL=1048576,16,64", "--dims", "512", "--kernel", "rotate", "--variant", kNaive,
                   "--variant", kBlocked, "--max-samples", "2", "--json", path});
     REQUIRE(r.status == 0);

@@ -273,7 +273,8 @@ TEST_CASE("a grader killed mid-batch finishes on rerun with each hand-in graded 
         {"a-good", "good"}, {"b-wrong", "wrong"}, {"c-forks", "forks"}, {"d-segv", "segfault"}, {"e-good", "good"}};
     for (const auto& [id, name] : source) test::write_file(handins + "/" + id + ".c", test::read_file(fixture(name)));
     // A fixed baseline: both runs judge against the same CPEs.
-    auto calibrated = test::run({repo("build/reference-driver"), "--calibrate", "--dims", "64,128", "--max-samples", "5"});
+    auto calibrated = test::run({repo("driver"), "--host", repo("build/solutions-host"), "--calibrate", "--dims", "64,128",
+                                 "--max-samples", "5"});
     REQUIRE(calibrated.status == 0);
     test::write_file(dir + "/baseline.toml", calibrated.out);
 
@@ -426,7 +427,8 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
 
     // A fixed baseline, and a policy that pays 10 points for any correct kernel below a
     // speedup of 5 (no naive kernel gets near it) and 50 from 6: scores are exact, no timing.
-    auto calibrated = test::run({repo("build/reference-driver"), "--calibrate", "--dims", "64,128", "--max-samples", "5"});
+    auto calibrated = test::run({repo("driver"), "--host", repo("build/solutions-host"), "--calibrate", "--dims", "64,128",
+                                 "--max-samples", "5"});
     REQUIRE(calibrated.status == 0);
     test::write_file(dir + "/baseline.toml", calibrated.out);
     test::write_file(dir + "/policy.toml", "[rotate]\nmax_points = 50\ncurve = [[5.0, 10], [6.0, 50]]\n\n"
