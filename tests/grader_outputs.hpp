@@ -11,6 +11,9 @@
 
 namespace perflab::test {
 
+// Small images and a short per-call limit keep a whole class under a minute.
+inline const std::string kQuickDriver = "--dims 64,128 --max-samples 5 --timeout 2";
+
 // results.jsonl as id -> record; `lines` counts them. A duplicated record fails.
 inline std::map<std::string, nlohmann::json> records_by_id(const std::string& results_jsonl, int* lines = nullptr) {
     std::map<std::string, nlohmann::json> out;

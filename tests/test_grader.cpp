@@ -35,13 +35,12 @@ using namespace perflab;
 using namespace perflab::grader;
 using nlohmann::json;
 using perflab::test::gradebook_statuses;
+using perflab::test::kQuickDriver;
 using perflab::test::records_by_id;
 using test::repo;
 
 namespace {
 
-// Small images and a short per-call limit keep a whole class under a minute.
-const std::string kQuickDriver = "--dims 64,128 --max-samples 5 --timeout 2";
 
 std::string grader_bin() { return repo("grader"); }
 

@@ -23,12 +23,12 @@ using namespace perflab;
 using namespace perflab::grader;
 using nlohmann::json;
 using perflab::test::gradebook_statuses;
+using perflab::test::kQuickDriver;
 using perflab::test::records_by_id;
 using test::repo;
 
 namespace {
 
-const std::string kQuickDriver = "--dims 64,128 --max-samples 5 --timeout 2";
 
 // One cluster for the whole test binary: starting one takes a few seconds.
 class Cluster {
