@@ -113,12 +113,17 @@ std::optional<double> time_ratio(const VariantResult& a, const VariantResult* b,
     return da->speedup / (db ? db->speedup : 1.0);
 }
 
+// Equal simulated instruction and miss counts: deterministic, unlike a timing.
+bool same_code(const CacheFigures& a, const CacheFigures& b) {
+    return a.instructions && b.instructions && a.d1() && b.d1() &&
+           close(*a.instructions, *b.instructions, kSameInstructions) && close(*a.d1(), *b.d1(), kSameMisses);
+}
+
 // The same machine code, as far as the evidence can tell: equal instruction and
 // miss counts (when there are figures) and timings within noise.
 bool behaves_alike(const CacheFigures& a, const CacheFigures& b, std::optional<double> ratio) {
     if (!ratio || *ratio > kSameTiming || *ratio < 1 / kSameTiming) return false;
-    if (a.instructions && b.instructions && a.d1() && b.d1())
-        return close(*a.instructions, *b.instructions, kSameInstructions) && close(*a.d1(), *b.d1(), kSameMisses);
+    if (a.instructions && b.instructions && a.d1() && b.d1()) return same_code(a, b);
     return close(*ratio, 1.0, 0.05);  // timing alone: demand more
 }
 
@@ -172,7 +177,14 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
         ev.emplace_back("jumps to", *e.graded_jumps_to);
         runs = *e.graded_jumps_to;
     }
+    // Which registered variant it runs: by the code's own facts first (a tail call,
+    // or the same simulated instructions and misses), so the answer cannot change
+    // with the machine's noise; by timing only where there are no such facts.
     std::optional<std::size_t> alike;
+    for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i)
+        if (i != *gi && e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, i)) alike = i;
+    for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i)
+        if (i != *gi && e.result.variants[i].correct && same_code(e.figures[*gi], e.figures[i])) alike = i;
     for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i) {
         const auto& v = e.result.variants[i];
         if (i != *gi && v.correct && behaves_alike(e.figures[*gi], e.figures[i], time_ratio(g, &v, dim))) alike = i;
@@ -208,12 +220,8 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
         std::optional<std::size_t> naive_run;
         for (std::size_t i = 0; i < e.result.variants.size(); ++i) {
             if (i == *gi || !is_naive_function(e, i)) continue;
-            const auto& a = e.figures[*gi];
-            const auto& b = e.figures[i];
-            const bool same_code = a.instructions && b.instructions && a.d1() && b.d1() &&
-                                   close(*a.instructions, *b.instructions, kSameInstructions) &&
-                                   close(*a.d1(), *b.d1(), kSameMisses);
-            if (same_code || (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, i))) naive_run = i;
+            if (same_code(e.figures[*gi], e.figures[i]) || (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, i)))
+                naive_run = i;
         }
         std::optional<std::size_t> better;
         for (std::size_t i = 0; naive_run && i < e.result.variants.size(); ++i) {
@@ -299,7 +307,7 @@ std::vector<std::size_t> equals_naive(const KernelEvidence& e, const std::vector
         const CacheFigures& b = e.naive.figures;
         const bool have_code = a.instructions && b.instructions && a.d1() && b.d1() && i < e.patterns.size() &&
                                e.patterns[i] && e.naive.pattern;
-        if (have_code ? !(close(*a.instructions, *b.instructions, kSameInstructions) && close(*a.d1(), *b.d1(), kSameMisses))
+        if (have_code ? !same_code(a, b)
                       : !behaves_alike(a, b, ratio))
             continue;
         // Equal totals are not the same loop: a loop interchange has naive's
