@@ -354,7 +354,7 @@ void SlurmBatch::merge_records() {
         if (e.path().extension() != ".json") continue;
         json j = json::parse(read_text_file(e.path().string(), "record"), nullptr, false);
         if (j.is_discarded()) continue;  // never happens with atomic writes; a foreign file stays for a human
-        Graded g{record_from_json(j.at("record")), j.at("feedback").get<std::string>()};
+        Graded g{record_from_json(j.at("record")), j.at("feedback").get<std::string>(), std::nullopt};
         if (j.contains("report") && j["report"].is_object()) g.report = j["report"];
         bool ours = handins_.count(g.record.id) > 0;
         if (ours && !store_.has(g.record.id)) {
@@ -491,7 +491,7 @@ void SlurmBatch::failed(const Submission& sub, const Task& t, const TaskEnd& end
         r.reason = fmt::format("{}, {} time{}: not the hand-in's fault; see {}{} (rerun with --force once fixed)", what,
                                attempts, attempts == 1 ? "" : "s", log, last.empty() ? "" : " ('" + last + "')");
         std::string feedback = fmt::format("perflab grader: {}\nstatus: {}\nreason: {}\n", id, status_id(r.status), r.reason);
-        commit_graded(out_, store_, {r, feedback}, b_.grade.policy);
+        commit_graded(out_, store_, {r, feedback, std::nullopt}, b_.grade.policy);
         if (todo_.count(id)) progress_->done(id, summary(r));
     }
     save_state();

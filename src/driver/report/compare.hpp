@@ -51,7 +51,7 @@ struct ComparisonRow {
     double old_cpe = 0, new_cpe = 0;
     double cpe_change = 0;     // new_cpe / old_cpe - 1
     bool against_oracle = false;  // the verdict judged samples relative to the oracle's
-    SampleVerdict verdict;
+    SampleVerdict verdict{};
 };
 
 struct Comparison {
