@@ -40,9 +40,11 @@ KBestResult k_best(const KBestConfig& config, const std::function<double()>& tak
 }
 
 std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
-                                            const std::vector<std::function<double()>>& take_samples) {
+                                            const std::vector<std::function<double()>>& take_samples,
+                                            const EnoughSamples& enough) {
     std::vector<KBestResult> results(take_samples.size());
     auto all_converged = [&] {
+        if (enough) return enough(results);
         return std::all_of(results.begin(), results.end(), [](const KBestResult& r) { return r.converged; });
     };
     // Every other round goes backwards, so no measurement always comes first: the

@@ -14,7 +14,10 @@ namespace perflab {
 struct KBestConfig {
     int k = 3;
     double epsilon = 0.01;
-    int max_samples = 20;
+    int max_samples = 100;  // K-best alone mostly stops long before; paired ratios need the rounds
+    // Measurements taken in turns with the oracle stop once the paired speedup's
+    // interval is this narrow (a fraction of it, each side), not on K-best.
+    double ratio_tolerance = 0.02;
 };
 
 struct KBestResult {
@@ -32,11 +35,14 @@ KBestResult k_best(const KBestConfig& config, const std::function<double()>& tak
 
 // Several measurements taken in turns, one sample of each per round, so that
 // whatever the machine does meanwhile (a frequency change, a noisy neighbour)
-// falls on all of them alike and their ratios stay put. All go on until every one
-// has converged or the sample budget is spent: one that stopped early could keep a
-// slow spell the others then escaped. A failed sample (negative) ends them all.
+// falls on all of them alike and their ratios stay put. All go on until `enough`
+// says so (by default: every one has converged) or the sample budget is spent:
+// one that stopped early could keep a slow spell the others then escaped. A
+// failed sample (negative) ends them all.
+using EnoughSamples = std::function<bool(const std::vector<KBestResult>&)>;
 std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
-                                            const std::vector<std::function<double()>>& take_samples);
+                                            const std::vector<std::function<double()>>& take_samples,
+                                            const EnoughSamples& enough = {});
 
 // Whether the K fastest of `samples` agree within epsilon.
 bool k_best_converged(std::vector<double> samples, const KBestConfig& config);

@@ -22,8 +22,11 @@ struct DimResult {
     double cpe = 0;
     double baseline_cpe = 0;
     double speedup = 0;
+    // The speedup's ~95% interval, when it came from rounds paired with the oracle
+    // (both 0 with a fixed baseline: that figure has no interval of its own).
+    double speedup_low = 0, speedup_high = 0;
     int samples = 0;
-    bool converged = false;
+    bool converged = false;  // paired: the interval is within the tolerance; else K-best agreed
     CounterValues counters;   // per pixel, from the sample K-best kept
     CounterValues simulated;  // per pixel, from cachegrind
     // Every sample's CPE in the order taken, the kept one among them: what

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "common/paired_ratio.hpp"
 #include "common/statistics.hpp"
 
 namespace perflab {
@@ -102,19 +103,30 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
             baseline.emplace(*this, oracle, dim, std::nullopt);
             takers.push_back([&] { return baseline->sample(); });
         }
-        std::vector<KBestResult> k = k_best_interleaved(plan_.kbest, takers);
+        // Beside the oracle, sampling goes on until the speedup itself is sure
+        // enough; K-best's agreement of one series says nothing about the ratio.
+        const double tolerance = plan_.kbest.ratio_tolerance;
+        EnoughSamples enough;
+        if (baseline)
+            enough = [tolerance](const std::vector<KBestResult>& r) {
+                return paired_ratio(r[1].all, r[0].all).half_width() <= tolerance;
+            };
+        std::vector<KBestResult> k = k_best_interleaved(plan_.kbest, takers, enough);
         if (variant.failure()) return fail(*variant.failure());
         DimResult d = variant.result(k[0]);
         if (baseline) {
             DimResult b = baseline->result(k[1]);
             d.baseline_cpe = b.cpe;
             d.baseline_sample_cpes = std::move(b.sample_cpes);
+            const RatioEstimate r = paired_ratio(k[1].all, k[0].all);
+            d.speedup = r.value;
+            d.speedup_low = r.low;
+            d.speedup_high = r.high;
+            d.converged = r.half_width() <= tolerance;
         }
         if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];
-        if (d.baseline_cpe > 0) {
-            d.speedup = d.baseline_cpe / d.cpe;
-            speedups.push_back(d.speedup);
-        }
+        if (d.baseline_cpe > 0 && d.speedup <= 0) d.speedup = d.baseline_cpe / d.cpe;
+        if (d.speedup > 0) speedups.push_back(d.speedup);
         vr.dims.push_back(std::move(d));
     }
     if (!speedups.empty() && speedups.size() == kp.dims.size()) vr.mean_speedup = geometric_mean(speedups);

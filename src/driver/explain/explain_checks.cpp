@@ -863,9 +863,10 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
         for (const auto& u : unconverged) list += (list.empty() ? "" : ", ") + u;
         add(Severity::warning, fmt::format("{} of {} timings did not converge", unconverged.size(), rows),
             {{"not converged", list}, {"K", double(data.kbest.k)}, {"epsilon", data.kbest.epsilon},
-             {"max samples", double(data.kbest.max_samples)}},
-            "the K fastest samples never agreed within epsilon: those CPEs may be off by far more than epsilon; the "
-            "run's own spread (the oracle's, above or in the JSON) says by how much.",
+             {"ratio tolerance", data.kbest.ratio_tolerance}, {"max samples", double(data.kbest.max_samples)}},
+            "a speedup timed beside the oracle kept a 95% interval wider than the ratio tolerance (the JSON's "
+            "speedup_interval says how wide), or the K fastest samples of a CPE timed alone never agreed within "
+            "epsilon: those figures are less sure than the others.",
             "rerun when the machine is quieter, or raise --max-samples.");
     }
     for (const auto& e : data.kernels) {

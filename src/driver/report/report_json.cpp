@@ -20,6 +20,7 @@ json counters_json(const CounterValues& values) {
 json dim_json(const DimResult& d) {
     json j{{"dim", d.dim},           {"cpe", d.cpe},         {"baseline_cpe", d.baseline_cpe},
            {"speedup", d.speedup},   {"samples", d.samples}, {"converged", d.converged}};
+    if (d.speedup_high > 0) j["speedup_interval"] = {d.speedup_low, d.speedup_high};
     if (!d.counters.empty()) j["counters"] = counters_json(d.counters);
     if (!d.simulated.empty()) j["simulated"] = counters_json(d.simulated);
     j["sample_cpes"] = d.sample_cpes;
@@ -107,6 +108,7 @@ std::string json_report(const RunResult& run) {
           {"k", run.config.kbest.k},
           {"epsilon", run.config.kbest.epsilon},
           {"max_samples", run.config.kbest.max_samples},
+          {"ratio_tolerance", run.config.kbest.ratio_tolerance},
           {"baseline", run.config.baseline_mode},
           {"autograder", run.config.autograder},
           {"timeout_seconds", run.config.timeout_seconds},

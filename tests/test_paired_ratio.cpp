@@ -1,0 +1,106 @@
+// The speedup estimator on a fake clock: the median of per-round ratios, its
+// order-statistic interval, and sampling that stops once the interval is narrow.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "common/paired_ratio.hpp"
+#include "common/sampler.hpp"
+#include "harness.hpp"
+
+using namespace perflab;
+
+TEST_CASE("paired ratios cancel what the machine does to both sides of a round", "[driver][estimator]") {
+    // The variant is twice as fast as the oracle. Every round the machine slows
+    // both by the same factor, and once it hands the oracle a lucky short sample.
+    const std::vector<double> slowdown{1.0, 1.3, 1.1, 1.7, 1.0, 1.2, 1.5, 1.05, 1.4, 1.1, 1.25, 1.0};
+    std::vector<double> oracle, variant;
+    for (double s : slowdown) {
+        oracle.push_back(200 * s);
+        variant.push_back(100 * s);
+    }
+    oracle[4] = 150;  // 25% below the oracle's true floor: min/min would say 1.5
+    CHECK(oracle[4] / variant[0] == Approx(1.5));
+    RatioEstimate r = paired_ratio(oracle, variant);
+    CHECK(r.pairs == 12);
+    CHECK(r.value == Approx(2.0));
+    CHECK(r.low <= 2.0);
+    CHECK(r.high == Approx(2.0));
+    CHECK(r.half_width() < 0.2);
+}
+
+TEST_CASE("the interval comes from the binomial ranks around the median", "[driver][estimator]") {
+    // Ratios 1..16 (in scrambled order). With n = 16 the ranks are
+    // floor(8 - 1.96*4/2) = 4 and ceil(1 + 8 + 1.96*4/2) = 13 (1-based).
+    std::vector<double> num, den;
+    for (int v : {7, 3, 16, 1, 12, 5, 9, 14, 2, 11, 8, 15, 4, 10, 6, 13}) {
+        num.push_back(v * 10.0);
+        den.push_back(10.0);
+    }
+    RatioEstimate r = paired_ratio(num, den);
+    CHECK(r.value == Approx(8.5));
+    CHECK(r.low == Approx(4));
+    CHECK(r.high == Approx(13));
+    CHECK(r.half_width() == Approx((13.0 - 4.0) / 2 / 8.5));
+}
+
+TEST_CASE("too few rounds give no trusted interval; bad samples are skipped", "[driver][estimator]") {
+    RatioEstimate few = paired_ratio(std::vector<double>{2, 2, 2}, std::vector<double>{1, 1, 1});
+    CHECK(few.value == Approx(2));
+    CHECK(std::isinf(few.half_width()));  // three equal ratios are not proof of anything
+    std::vector<double> num(kMinPairs + 2, 3.0), den(kMinPairs + 4, 1.0);
+    num[0] = 0;    // a failed sample pairs with nothing
+    den[1] = -1;
+    RatioEstimate r = paired_ratio(num, den);
+    CHECK(r.pairs == kMinPairs);  // the shorter length, less the two bad rounds
+    CHECK(r.value == Approx(3));
+    CHECK(r.half_width() == Approx(0));
+    CHECK(paired_ratio(std::vector<double>{}, std::vector<double>{}).value == 0);
+}
+
+TEST_CASE("interleaved sampling stops when the caller has enough, else at the budget", "[driver][sampler]") {
+    // The oracle's samples grow by 1% of the variant's each round: never three
+    // equal, so K-best with epsilon 0 would not stop, while the ratios 2.00, 2.01,
+    // ... stay within 5% of their median from the first trusted round on.
+    int round = 0;
+    auto variant = [] { return 100.0; };
+    auto oracle = [&] { return 200.0 + round++; };
+    auto enough = [](const std::vector<KBestResult>& r) { return paired_ratio(r[1].all, r[0].all).half_width() <= 0.05; };
+    auto results = k_best_interleaved({3, 0.0, 500, 0.05}, {variant, oracle}, enough);
+    CHECK(results[0].samples == kMinPairs);
+    CHECK(results[1].samples == kMinPairs);
+    CHECK_FALSE(results[1].converged);
+    round = 0;
+    auto never = [](const std::vector<KBestResult>&) { return false; };
+    results = k_best_interleaved({3, 0.5, 30, 0.05}, {variant, oracle}, never);
+    CHECK(results[0].converged);      // K-best agreement of both series does not stop it:
+    CHECK(results[0].samples == 30);  // only the predicate or the budget
+}
+
+TEST_CASE("the driver reports each speedup with its interval and converges on it", "[driver][estimator]") {
+    using namespace perflab::test;
+    const std::string exe = build_driver("tests/fixtures/kernels/fast.c");
+    const std::string path = scratch_dir("paired-ratio") + "/r.json";
+    auto r = run({exe, "--dims", "32,64", "--max-samples", "40", "--ratio-tolerance", "0.05", "--json", path});
+    REQUIRE(r.status == 0);
+    auto report = nlohmann::json::parse(read_file(path));
+    CHECK(report["config"]["ratio_tolerance"] == 0.05);
+    int figures = 0;
+    for (const auto& [name, kernel] : report["kernels"].items())
+        for (const auto& v : kernel["variants"])
+            for (const auto& d : v["dims"]) {
+                if (!v["correct"].get<bool>()) continue;
+                REQUIRE(d.contains("speedup_interval"));
+                const double low = d["speedup_interval"][0], high = d["speedup_interval"][1], s = d["speedup"];
+                CHECK(low <= s);
+                CHECK(s <= high);
+                const int samples = d["samples"];
+                CHECK(samples <= 40);
+                // Converged exactly when the interval is inside the tolerance, with enough rounds.
+                CHECK(d["converged"].get<bool>() == (samples >= kMinPairs && (high - low) / 2 / s <= 0.05));
+                ++figures;
+            }
+    CHECK(figures >= 4);
+}
