@@ -14,10 +14,10 @@ namespace perflab {
 struct KBestConfig {
     int k = 3;
     double epsilon = 0.01;
-    int max_samples = 100;  // K-best alone mostly stops long before; paired ratios need the rounds
+    int max_samples = 300;  // K-best alone mostly stops long before; paired ratios need the rounds
     // Measurements taken in turns with the oracle stop once the paired speedup's
     // interval is this narrow (a fraction of it, each side), not on K-best.
-    double ratio_tolerance = 0.02;
+    double ratio_tolerance = 0.03;
 };
 
 struct KBestResult {

@@ -83,10 +83,10 @@ ParseOutcome parse_options(int argc, char** argv) {
     app.add_option("--k", o.kbest.k, "K of the K-best timing scheme (default 3)")->check(CLI::Range(1, 100));
     app.add_option("--epsilon", o.kbest.epsilon, "Agreement the K fastest samples need (default 0.01)")
         ->check(CLI::Range(0.0, 1.0));
-    app.add_option("--max-samples", o.kbest.max_samples, "Samples at most per measurement (default 100)")
+    app.add_option("--max-samples", o.kbest.max_samples, "Samples at most per measurement (default 300)")
         ->check(CLI::Range(1, 10000));
     app.add_option("--ratio-tolerance", o.kbest.ratio_tolerance,
-                   "Beside the oracle, sample until the speedup's 95% interval is within this fraction (default 0.02)")
+                   "Beside the oracle, sample until the speedup's 95% interval is within this fraction (default 0.03)")
         ->check(CLI::Range(0.0, 1.0));
     auto* baseline_opt = app.add_option("--baseline", o.baseline_file, "Fixed baseline CPEs from a TOML file (see --calibrate)")
         ->option_text("FILE");
