@@ -83,14 +83,21 @@ int run_batch(const BatchSettings& s) {
         if (s.fixed_baseline) return;
         baseline = calibrator.measure(fmt::format("{}/baselines/{}-{}.toml", out, stamp, graded), graded);
         nlohmann::json report = calibrator.report();
+        report["baseline"] = "batch";
         report["policy"] = grade.policy.source;
         write_file_atomically(out + "/batch.json", report.dump(2) + "\n");
         progress.note(fmt::format("baseline measured after {} hand-ins: {}", graded, baseline));
     };
 
     const std::string host = host_name();
+    if (!s.recalibrate_every) {
+        nlohmann::json report = calibrator.report();
+        report["baseline"] = s.fixed_baseline ? "file" : "interleaved";
+        report["policy"] = grade.policy.source;
+        write_file_atomically(out + "/batch.json", report.dump(2) + "\n");
+    }
     for (std::size_t i = 0; i < todo.size(); ++i) {
-        if (i % std::max<std::size_t>(s.recalibrate_every, 1) == 0) recalibrate(i);
+        if (s.recalibrate_every && i % s.recalibrate_every == 0) recalibrate(i);
         const Handin& h = todo[i];
         progress.queue(1, todo.size() - i - 1, 0);
         Graded g = grade_handin(h, grade, baseline, work_root + "/handin");

@@ -78,7 +78,9 @@ int run(int argc, char** argv) {
         ->required();
     grade->add_option("--out", batch.out_dir, "Output directory")->required()->option_text("DIR");
     grade->add_flag("--force", batch.force, "Regrade hand-ins that already have a record");
-    grade->add_option("--recalibrate-every", batch.recalibrate_every, "Re-measure the baseline every M hand-ins (default 10)")
+    grade->add_option("--recalibrate-every", batch.recalibrate_every,
+                      "Score against one batch baseline, measured again every M hand-ins (default: each hand-in's "
+                      "run times the oracle in turns with its kernels)")
         ->check(CLI::Range(1, 1000000));
     grade->add_option("--baseline", batch.fixed_baseline, "A fixed baseline TOML instead of measuring one")
         ->option_text("FILE");
