@@ -39,3 +39,33 @@ bench-engine: $(DRIVER_BIN) reference-host $(SOLUTIONS_HOST) $(ENGINE_COMPARE)
 	$(ENGINE_COMPARE) ./$(DRIVER_BIN) $(SOLUTIONS_HOST) $(subst $(eval) ,$(comma),$(strip $(LAB_DIMS)))
 
 BENCH_TARGETS += bench-engine
+
+# bench-fairness: issue 13's goals (bench/fairness.cpp says which). Every corpus file
+# gets its own kernel host here, linked as ./kernel-host is, so one driver times them
+# all and ./kernel-host stays the student's.
+FAIRNESS        := $(B)/bench/fairness
+BENCH_HOSTS     := $(B)/bench/hosts
+CORPUS          := $(sort $(wildcard bench/corpus/*.c))
+CORPUS_HOSTS    := $(patsubst bench/corpus/%.c,$(BENCH_HOSTS)/%,$(CORPUS))
+BLOCKED_KERNELS := $(firstword $(wildcard bench/corpus/05_*.c))
+
+$(FAIRNESS): $(B)/obj/bench/fairness.o $(DRIVER_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $^ $(PERFLAB_LDLIBS) -o $@
+
+define link_bench_host
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -Ikernels -I$(dir $<) -c $< -o $@.o
+	KCFLAGS='$(KCFLAGS)' mk/link-host.sh $@ $(HOST_RUNTIME) $< $@.o
+endef
+$(BENCH_HOSTS)/%: bench/corpus/%.c kernels/defs.h $(HOST_RUNTIME) mk/link-host.sh
+	$(link_bench_host)
+$(BENCH_HOSTS)/stock: kernels/kernels.c kernels/defs.h $(HOST_RUNTIME) mk/link-host.sh
+	$(link_bench_host)
+
+.PHONY: bench-fairness
+bench-fairness: $(DRIVER_BIN) reference-host $(GRADER_BIN) $(FAIRNESS) $(BENCH_HOSTS)/stock $(CORPUS_HOSTS)
+	$(FAIRNESS) ./$(DRIVER_BIN) ./$(GRADER_BIN) $(B)/bench/fairness-run $(BENCH_HOSTS)/stock \
+	  $(BENCH_HOSTS)/$(basename $(notdir $(BLOCKED_KERNELS))) $(BLOCKED_KERNELS) $(CORPUS_HOSTS)
+
+BENCH_TARGETS += bench-fairness

@@ -1,0 +1,231 @@
+// make bench-fairness: issue 13's three goals, measured in one run and printed each
+// against its target.
+//   1. the stock and a blocked kernels file, ten `driver -g` runs each: per-kernel
+//      mean speedup spread (max/min - 1) <= 3%, >= 95% of figures converged; the
+//      stock rotate()/smooth() run the naive code, so their per-dimension speedups
+//      are byte-identical naive code against the oracle: 1.00 +/- 0.03;
+//   2. twenty identical copies of the blocked file in one grader batch (the
+//      grader's defaults): points spread <= 1 of 50 per kernel;
+//   3. every file of bench/corpus/ timed twice: Spearman >= 0.95 between the two
+//      rankings by speedup, for rotate and for smooth.
+// Timings are never asserted in tests; this is where the machine is judged.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/atomic_file.hpp"
+#include "common/statistics.hpp"
+#include "common/subprocess.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const char* const kKernels[] = {"rotate", "smooth"};
+
+struct Tools {
+    std::string driver, grader, work;
+};
+
+[[noreturn]] void fail(const std::string& why) {
+    std::fprintf(stderr, "bench-fairness: %s\n", why.c_str());
+    std::exit(1);
+}
+
+json read_json(const std::string& path) {
+    std::ifstream in(path);
+    json j = json::parse(in, nullptr, false);
+    if (j.is_discarded()) fail(path + " is not a JSON report: rerun make bench-fairness");
+    return j;
+}
+
+// One `driver -g -t` run of a kernel host: its JSON report, kept as NAME.json in
+// the work directory for whoever wants to see where a figure came from.
+json driver_run(const Tools& t, const std::string& host, const std::string& name,
+                const std::vector<std::string>& extra = {}) {
+    const std::string path = t.work + "/runs/" + name + ".json";
+    fs::create_directories(t.work + "/runs");
+    std::vector<std::string> argv{t.driver, "-g", "-t", "--host", host, "--json", path};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    perflab::Finished f = perflab::spawn(perflab::command(argv, 600));
+    if (!f.exited_ok()) fail(fmt::format("{} --host {} {}: {}", t.driver, host, f.describe(), f.output));
+    return read_json(path);
+}
+
+const json& graded(const json& report, const char* kernel) { return report["kernels"][kernel]["variants"].at(0); }
+
+double spread(const std::vector<double>& v) {
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return *lo > 0 ? *hi / *lo - 1 : INFINITY;
+}
+
+// Average ranks (ties share theirs), then Pearson on the ranks.
+std::vector<double> ranks(const std::vector<double>& v) {
+    std::vector<std::size_t> order(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+    std::vector<double> r(v.size());
+    for (std::size_t i = 0; i < order.size();) {
+        std::size_t j = i;
+        while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+        for (std::size_t k = i; k <= j; ++k) r[order[k]] = (double(i) + double(j)) / 2 + 1;
+        i = j + 1;
+    }
+    return r;
+}
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+    const std::vector<double> ra = ranks(a), rb = ranks(b);
+    const double ma = perflab::mean(ra), mb = perflab::mean(rb);
+    double sab = 0, saa = 0, sbb = 0;
+    for (std::size_t i = 0; i < ra.size(); ++i) {
+        sab += (ra[i] - ma) * (rb[i] - mb);
+        saa += (ra[i] - ma) * (ra[i] - ma);
+        sbb += (rb[i] - mb) * (rb[i] - mb);
+    }
+    return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
+}
+
+struct Row {
+    std::string what, figure, target;
+    bool met;
+};
+std::vector<Row> g_rows;
+json g_figures = json::object();
+
+void report(const std::string& key, const std::string& what, double value, const std::string& shown,
+            const std::string& target, bool met) {
+    g_rows.push_back({what, shown, target, met});
+    g_figures[key] = {{"what", what}, {"value", value}, {"target", target}, {"met", met}};
+    fmt::print("  {:<58} {:>12}  {:<10} {}\n", what, shown, target, met ? "met" : "MISSED");
+    std::fflush(stdout);
+}
+
+void repeatability(const Tools& t, const std::string& label, const std::string& host, int runs, bool naive) {
+    std::map<std::string, std::vector<double>> means;
+    std::map<std::string, std::map<int, std::vector<double>>> per_dim;
+    int figures = 0, converged = 0;
+    for (int i = 0; i < runs; ++i) {
+        const json r = driver_run(t, host, fmt::format("{}-{:02}", label, i + 1));
+        for (const char* k : kKernels) {
+            const json& v = graded(r, k);
+            means[k].push_back(v["mean_speedup"].get<double>());
+            for (const auto& d : v["dims"]) {
+                ++figures;
+                converged += d["converged"].get<bool>();
+                per_dim[k][d["dim"].get<int>()].push_back(d["speedup"].get<double>());
+            }
+        }
+    }
+    for (const char* k : kKernels) {
+        const double s = spread(means[k]);
+        report(fmt::format("{}_{}_spread", label, k), fmt::format("{}: {} mean speedup spread, {} runs", label, k, runs),
+               s, fmt::format("{:.1f}%", 100 * s), "<= 3%", s <= 0.03);
+    }
+    const double share = double(converged) / figures;
+    report(label + "_converged", fmt::format("{}: figures converged", label), share,
+           fmt::format("{}/{}", converged, figures), ">= 95%", share >= 0.95);
+    if (!naive) return;
+    for (const char* k : kKernels) {
+        double worst = 0;
+        std::string where;
+        for (const auto& [dim, v] : per_dim[k])
+            for (double s : v)
+                if (std::abs(s - 1) >= worst) {
+                    worst = std::abs(s - 1);
+                    where = fmt::format("{:.3f} at {}", s, dim);
+                }
+        report(fmt::format("naive_{}_worst", k),
+               fmt::format("byte-identical naive {}: worst speedup of {} runs x dims", k, runs), worst, where,
+               "1.00+/-0.03", worst <= 0.03);
+    }
+}
+
+void batch(const Tools& t, const std::string& source, int copies) {
+    const std::string in = t.work + "/handins", out = t.work + "/batch";
+    fs::remove_all(in);
+    fs::remove_all(out);
+    fs::create_directories(in);
+    for (int i = 1; i <= copies; ++i) fs::copy_file(source, fmt::format("{}/copy{:02}.c", in, i));
+    perflab::Finished f = perflab::spawn(perflab::command({t.grader, "grade", in, "--out", out}, 3600));
+    if (!f.exited_ok()) fail(fmt::format("the grader batch {}: {}", f.describe(), f.output));
+    std::map<std::string, std::vector<double>> points, speedups;
+    std::ifstream records(out + "/results.jsonl");
+    for (std::string line; std::getline(records, line);) {
+        const json r = json::parse(line, nullptr, false);
+        if (r.is_discarded()) continue;
+        if (r["status"] != "ok") fail(fmt::format("copy {} was graded '{}': {}", r["id"].dump(), r["status"].dump(), line));
+        for (const char* k : kKernels) {
+            points[k].push_back(r[std::string(k) + "_points"].get<double>());
+            speedups[k].push_back(r[std::string(k) + "_speedup"].get<double>());
+        }
+    }
+    if (points["rotate"].size() != std::size_t(copies)) fail(fmt::format("{} records, not {}", points["rotate"].size(), copies));
+    for (const char* k : kKernels) {
+        const auto [lo, hi] = std::minmax_element(points[k].begin(), points[k].end());
+        const auto [slo, shi] = std::minmax_element(speedups[k].begin(), speedups[k].end());
+        report(fmt::format("batch_{}_points", k), fmt::format("{} identical copies, one batch: {} points spread", copies, k),
+               *hi - *lo, fmt::format("{:.2f} ({:.2f}-{:.2f}x)", *hi - *lo, *slo, *shi), "<= 1 of 50", *hi - *lo <= 1);
+    }
+}
+
+// `dims` empty: the driver's default dimensions.
+void ranking(const Tools& t, const std::vector<std::string>& hosts, const std::vector<std::string>& dims) {
+    const std::string at = dims.empty() ? "default dims" : dims.back();
+    std::map<std::string, std::vector<double>> first, second;
+    for (auto* run : {&first, &second})
+        for (const auto& h : hosts) {
+            const std::string name = fs::path(h).filename().string();
+            const json r = driver_run(t, h, fmt::format("corpus-{}{}-{}", dims.empty() ? "" : "classic-",
+                                                         run == &first ? 1 : 2, name), dims);
+            for (const char* k : kKernels) (*run)[k].push_back(graded(r, k)["mean_speedup"].get<double>());
+        }
+    for (std::size_t i = 0; i < hosts.size(); ++i)
+        fmt::print("    {:<32} rotate {:.3f} {:.3f}   smooth {:.3f} {:.3f}\n", fs::path(hosts[i]).filename().string(),
+                   first["rotate"][i], second["rotate"][i], first["smooth"][i], second["smooth"][i]);
+    for (const char* k : kKernels) {
+        const double rho = spearman(first[k], second[k]);
+        report(fmt::format("ranking_{}_{}_spearman", dims.empty() ? "default" : "classic", k),
+               fmt::format("{} corpus files ranked twice, {}: {} Spearman", hosts.size(), at, k), rho,
+               fmt::format("{:.3f}", rho), ">= 0.95", rho >= 0.95);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 8) {
+        std::fprintf(stderr,
+                     "usage: %s DRIVER GRADER WORK_DIR STOCK_HOST BLOCKED_HOST BLOCKED_SOURCE CORPUS_HOST...\n"
+                     "(make bench-fairness builds the hosts and passes them)\n",
+                     argv[0]);
+        return 2;
+    }
+    const Tools t{argv[1], argv[2], argv[3]};
+    fs::create_directories(t.work);
+    const std::vector<std::string> corpus(argv + 7, argv + argc);
+    if (corpus.size() < 10) fail(fmt::format("the corpus has {} files; the ranking goal needs at least ten", corpus.size()));
+
+    fmt::print("  {:<58} {:>12}  {:<10} {}\n", "goal", "figure", "target", "");
+    repeatability(t, "stock", argv[4], 10, true);
+    repeatability(t, "blocked", argv[5], 10, false);
+    batch(t, argv[6], 20);
+    ranking(t, corpus, {});
+    // The classic handout's dimensions (rotate up to 1024): headroom for blocking
+    // that the default 64-512 leaves to noise on caches this size.
+    ranking(t, corpus, {"--classic-dims"});
+
+    const auto met = std::count_if(g_rows.begin(), g_rows.end(), [](const Row& r) { return r.met; });
+    fmt::print("\n{} of {} goals met. Figures: {}/fairness.json\n", met, g_rows.size(), t.work);
+    perflab::write_file_atomically(t.work + "/fairness.json", g_figures.dump(2) + "\n");
+    return 0;
+}
