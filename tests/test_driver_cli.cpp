@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
+#include "lab_settings.hpp"
 
 using namespace perflab::test;
 
@@ -162,4 +163,24 @@ TEST_CASE("a kernels file without team is told so in its own terms, not as a lin
         CHECK_THAT(e.what(), Catch::Contains("noteam.c does not define 'team', which the driver needs"));
         CHECK_THAT(e.what(), !Catch::Contains("undefined reference"));
     }
+}
+
+TEST_CASE("the policy's dimensions are the run's unless --dims says otherwise", "[driver][cli][scoring]") {
+    const std::string dir = scratch_dir("cli-policy-dims");
+    write_file(dir + "/policy.toml", "[rotate]\nmax_points = 50\ncurve = [[1.0, 0], [2.5, 50]]\ndims = [32, 96]\n"
+                                     "[smooth]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\n");
+    auto dims_of = [&](const std::vector<std::string>& extra) {
+        auto r = run(with({fast_driver(), "--policy", dir + "/policy.toml", "--max-samples", "2", "--json", dir + "/r.json"},
+                          extra));
+        REQUIRE(r.status == 0);
+        auto j = nlohmann::json::parse(read_file(dir + "/r.json"));
+        return std::pair{j["kernels"]["rotate"]["dims"].get<std::vector<int>>(),
+                         j["kernels"]["smooth"]["dims"].get<std::vector<int>>()};
+    };
+    auto [rotate, smooth] = dims_of({});
+    CHECK(rotate == std::vector<int>{32, 96});
+    CHECK(smooth == std::vector<int>(std::begin(perflab::kLabDims), std::end(perflab::kLabDims)));  // none named
+    auto [r2, s2] = dims_of({"--dims", "48"});
+    CHECK(r2 == std::vector<int>{48});
+    CHECK(s2 == std::vector<int>{48});
 }

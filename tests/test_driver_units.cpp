@@ -122,6 +122,23 @@ curve = [[1.5, 10], [3.0, 40]]
     ScoringPolicy again = parse_policy(policy_to_toml(p, "round trip"), "again.toml");
     CHECK(again.rotate.curve == p.rotate.curve);
     CHECK(again.smooth.max_points == 40);
+    CHECK(again.rotate.dims.empty());  // none given: the driver's default dimensions
+}
+
+TEST_CASE("a policy chooses the dimensions each kernel is timed at", "[driver][scoring]") {
+    const std::string text = "[rotate]\nmax_points = 50\ncurve = [[1.0, 0], [2.5, 50]]\ndims = [256, 512, 1024]\n"
+                             "[smooth]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\n";
+    ScoringPolicy p = parse_policy(text, "dims.toml");
+    CHECK(p.rotate.dims == std::vector<int>{256, 512, 1024});
+    CHECK(p.smooth.dims.empty());
+    CHECK(parse_policy(policy_to_toml(p, "round trip"), "again.toml").rotate.dims == p.rotate.dims);
+    for (const char* bad : {"dims = [512, 256]", "dims = []", "dims = [0]", "dims = [8192]", "dims = [64.5]", "dims = 64"}) {
+        INFO(bad);
+        CHECK_THROWS_WITH(parse_policy("[rotate]\nmax_points = 50\ncurve = [[1, 0], [2, 50]]\n" + std::string(bad) +
+                                           "\n[smooth]\nmax_points = 50\ncurve = [[1, 0], [2, 50]]\n",
+                                       "bad.toml"),
+                          Catch::Contains("bad.toml") && Catch::Contains("[rotate] dims"));
+    }
 }
 
 TEST_CASE("bad policy files are refused with the file named", "[driver][scoring]") {
@@ -148,7 +165,7 @@ TEST_CASE("baseline files: parse, write, and refuse nonsense", "[driver][baselin
 }
 
 TEST_CASE("host images: aligned, and canaries see small overruns", "[driver][image]") {
-    auto host = KernelHost::start({test::repo("reference-host")});
+    auto host = KernelHost::start({test::repo("reference-host"), std::nullopt});
     host->layout(37);  // 37*37*6 bytes: not a multiple of 32, so there is slack after
     HostImage img(*host, host->dst(), 37);
     CHECK(host->dst().pixels % kImageAlignment == 0);

@@ -1,5 +1,7 @@
 #include "grade.hpp"
 
+#include "common/atomic_file.hpp"
+
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -59,6 +61,12 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
             fs::permissions(copy, fs::perms(0644));
             args.insert(args.end(), {"--baseline", copy});
         }
+        // The policy goes with the run, so the driver times the dimensions it
+        // names and its report shows the points the grader gives.
+        const std::string policy = dirs.input + "/policy.toml";
+        write_file_atomically(policy, policy_to_toml(settings.policy, "The grader's policy (" + settings.policy.source + ")."));
+        fs::permissions(policy, fs::perms(0644));
+        args.insert(args.end(), {"--policy", policy});
         args.insert(args.end(), settings.driver_args.begin(), settings.driver_args.end());
         set = run_trials(driver_command(settings.layout, built.host), args, dirs.input, settings.sandbox,
                          settings.trials);

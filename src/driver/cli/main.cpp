@@ -175,6 +175,10 @@ std::optional<int> prepare(Session& s) {
         Options effective = opt;
         if (opt.calibrate) effective.variants.clear();
         if (opt.explain) effective = explain_options(opt);
+        if (!opt.dims_chosen && !opt.explain) {  // explain times one dimension of its own
+            if (!s.policy.rotate.dims.empty()) effective.rotate_dims = s.policy.rotate.dims;
+            if (!s.policy.smooth.dims.empty()) effective.smooth_dims = s.policy.smooth.dims;
+        }
         s.plan = make_plan(effective, s.registry, s.student, baseline);
     } catch (const std::exception& e) {
         return fail(argv0, e.what());

@@ -136,6 +136,7 @@ ParseOutcome parse_options(int argc, char** argv) {
         std::puts(kVersion);
         return {std::nullopt, 0};
     }
+    o.dims_chosen = !dims.empty() || classic_dims;
     if (!dims.empty()) o.rotate_dims = o.smooth_dims = dims;
     if (classic_dims) {
         o.rotate_dims = {64, 128, 256, 512, 1024};

@@ -35,6 +35,7 @@ struct Options {
     // perflab.
     std::vector<int> rotate_dims{std::begin(kLabDims), std::end(kLabDims)};
     std::vector<int> smooth_dims{std::begin(kLabDims), std::end(kLabDims)};
+    bool dims_chosen = false;  // --dims or --classic-dims: the policy's dims do not apply
     std::optional<Kernel> only_kernel;
     std::vector<std::string> variants;
     std::optional<std::string> json_path;

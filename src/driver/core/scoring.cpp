@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 #include "common/toml_file.hpp"
+#include <fmt/ranges.h>
 #include "results.hpp"
 
 namespace perflab {
@@ -26,12 +27,15 @@ double KernelPolicy::full_marks_speedup() const {
 }
 
 KernelPolicy linear_policy(double max_points, double zero_at, double full_at) {
-    return {max_points, {{zero_at, 0.0}, {full_at, max_points}}};
+    return {max_points, {{zero_at, 0.0}, {full_at, max_points}}, {}};
 }
 
 ScoringPolicy default_policy() { return {linear_policy(50, 1.0, 3.5), linear_policy(50, 1.0, 3.5), "built-in default"}; }
 
 namespace {
+
+// 4096x4096 images are 96 MiB each: beyond that a policy is more likely a typo.
+constexpr int kMaxPolicyDim = 4096;
 
 KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::string& source) {
     auto name = std::string(kernel_name(k));
@@ -58,6 +62,19 @@ KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::s
             throw std::runtime_error(fmt::format("{}: [{}] curve speedups must increase", source, name));
         p.curve.emplace_back(*s, *pts);
     }
+    if (const toml::node* dims = t->get("dims")) {
+        const toml::array* a = dims->as_array();
+        if (!a || a->empty())
+            throw std::runtime_error(fmt::format("{}: [{}] dims must be a list of dimensions, e.g. dims = [256, 512, 1024]",
+                                                 source, name));
+        for (const auto& node : *a) {
+            auto d = node.value<std::int64_t>();
+            if (!d || *d < 1 || *d > kMaxPolicyDim || (!p.dims.empty() && *d <= p.dims.back()))
+                throw std::runtime_error(fmt::format(
+                    "{}: [{}] dims must be increasing whole numbers from 1 to {}", source, name, kMaxPolicyDim));
+            p.dims.push_back(int(*d));
+        }
+    }
     return p;
 }
 
@@ -81,6 +98,7 @@ std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comme
         for (std::size_t i = 0; i < p.curve.size(); ++i)
             out += fmt::format("{}[{:.3f}, {}]", i ? ", " : "", p.curve[i].first, p.curve[i].second);
         out += "]\n";
+        if (!p.dims.empty()) out += fmt::format("dims = [{}]\n", fmt::join(p.dims, ", "));
     }
     return out;
 }

@@ -16,6 +16,9 @@ namespace perflab {
 struct KernelPolicy {
     double max_points = 50;
     std::vector<std::pair<double, double>> curve;  // (speedup, points), speedups ascending
+    // The dimensions the kernel is timed at under this policy (ascending); empty:
+    // the driver's default. An explicit --dims or --classic-dims still wins.
+    std::vector<int> dims;
     double points(double speedup) const;
     // The speedup at which the curve first reaches max_points.
     double full_marks_speedup() const;
