@@ -73,6 +73,15 @@ Record sample_record() {
 
 }  // namespace
 
+TEST_CASE("trials agree within 3%, else the grader runs more", "[grader]") {
+    using perflab::grader::trials_agree;
+    CHECK(trials_agree({}));
+    CHECK(trials_agree({1.7}));
+    CHECK(trials_agree({2.00, 2.05, 2.03}));        // 2.5% apart
+    CHECK_FALSE(trials_agree({2.00, 2.07, 2.03}));  // 3.5% apart: one more trial
+    CHECK_FALSE(trials_agree({0.0, 1.0}));          // a zero is no measurement to agree with
+}
+
 TEST_CASE("static checks refuse system calls, counters and what could reach the report pipe", "[grader]") {
     CHECK(symbol_allowed("memcpy"));
     CHECK(symbol_allowed("printf"));

@@ -1,5 +1,6 @@
 #include "trials.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <fmt/format.h>
 #include <sstream>
@@ -160,11 +161,21 @@ Trial judge(const DriverRun& run, const SandboxSettings& sandbox) {
     return t;
 }
 
+bool trials_agree(const std::vector<double>& speedups) {
+    if (speedups.size() < 2) return true;
+    const auto [lo, hi] = std::minmax_element(speedups.begin(), speedups.end());
+    return *lo > 0 && *hi / *lo - 1 <= kTrialAgreement;
+}
+
 TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
                     const SandboxSettings& sandbox, int trials) {
     TrialSet set;
     std::vector<double> rotate, smooth;
-    for (int i = 0; i < trials; ++i) {
+    auto enough = [&](int done) {
+        if (done < trials) return false;
+        return done >= 2 * trials || (trials_agree(rotate) && trials_agree(smooth));
+    };
+    for (int i = 0; !enough(i); ++i) {
         DriverRun run = run_sandboxed(driver, args, cwd, sandbox);
         Trial t = judge(run, sandbox);
         set.trials = i + 1;

@@ -53,7 +53,15 @@ struct TrialSet {
     std::optional<nlohmann::json> last_report;  // and its JSON report, for the feedback page
 };
 
+// Trials whose speedups (of one kernel) spread more than this (max/min - 1) do not
+// agree: the grader runs more, up to twice the trials asked for, and the median of
+// them all counts. The driver's own figures are sure to +/-3% within a run; runs
+// apart differ by more when the machine changes under them.
+inline constexpr double kTrialAgreement = 0.03;
+bool trials_agree(const std::vector<double>& speedups);
+
 // Stops at the first trial that is not ok: repeating a crash only costs time.
+// Runs `trials` trials, and more (up to 2 x trials) while they do not agree.
 TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
                     const SandboxSettings& sandbox, int trials);
 
