@@ -346,6 +346,18 @@ TEST_CASE("explain: timing comparisons are resolved only outside the run's noise
     CHECK_FALSE(perflab::compare_speedups(1.11, 0.855, perflab::timing_noise({100, 131, 104}), true).resolved);
 }
 
+TEST_CASE("explain: two speedups whose intervals overlap are not told apart", "[explain]") {
+    perflab::DimResult a, b;
+    a.speedup = 1.20, a.speedup_low = 1.10, a.speedup_high = 1.30;
+    b.speedup = 1.05, b.speedup_low = 0.98, b.speedup_high = 1.12;
+    CHECK(perflab::speedup_intervals_overlap(a, b));
+    CHECK(perflab::speedup_intervals_overlap(b, a));
+    b.speedup_high = 1.09;  // now entirely below a's
+    CHECK_FALSE(perflab::speedup_intervals_overlap(a, b));
+    b.speedup_low = b.speedup_high = 0;  // a fixed baseline: no interval, no say
+    CHECK_FALSE(perflab::speedup_intervals_overlap(a, b));
+}
+
 TEST_CASE("explain: step and tile analysis of destination store sequences", "[explain]") {
     const int dim = 64;
     std::vector<long> naive, rows32, cols32;

@@ -59,6 +59,9 @@ struct SpeedupGap {
 };
 // `converged`: both timings converged; otherwise the band is twice as wide.
 SpeedupGap compare_speedups(double a, double b, const Noise& noise, bool converged);
+// Whether two figures' 95% speedup intervals (from their paired rounds) overlap:
+// then the run cannot tell which is faster. False when either has no interval.
+bool speedup_intervals_overlap(const DimResult& a, const DimResult& b);
 
 // A failing kernel checked at more dimensions than the run's.
 struct DimCheck {

@@ -147,6 +147,12 @@ bool converged_at(const VariantResult& v, int dim) {
     return d && d->converged;
 }
 
+bool intervals_overlap(const VariantResult& a, const VariantResult& b, int dim) {
+    const DimResult* da = at_dim(a, dim);
+    const DimResult* db = at_dim(b, dim);
+    return da && db && speedup_intervals_overlap(*da, *db);
+}
+
 void add_noise(Evidence& ev, const SpeedupGap& c) {
     ev.emplace_back("ratio", c.ratio);
     ev.emplace_back("noise band (+/-)", c.tolerance);
@@ -255,8 +261,11 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
     const bool runs_best = best && (alike == best || (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, *best)));
     if (best && !runs_best && e.result.variants[*best].mean_speedup > g.mean_speedup) {
         const auto& b = e.result.variants[*best];
-        const SpeedupGap c = compare_speedups(b.mean_speedup, g.mean_speedup, e.noise,
-                                              converged_at(b, dim) && converged_at(g, dim));
+        SpeedupGap c = compare_speedups(b.mean_speedup, g.mean_speedup, e.noise,
+                                        converged_at(b, dim) && converged_at(g, dim));
+        // Each speedup's own interval, from its paired rounds: where they overlap,
+        // the run cannot say which is faster, whatever the oracle's spread allows.
+        if (c.resolved && intervals_overlap(b, g, dim)) c.resolved = false;
         if (c.resolved) {
             Finding f = make("graded-function", Severity::problem, e.kernel, g.name,
                              fmt::format("the grader times {}, but {} is faster", fn, fn_name(e, *best)));
@@ -277,6 +286,10 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
         f.evidence = ev;
         f.evidence.emplace_back("other variant", b.name);
         f.evidence.emplace_back("other speedup", b.mean_speedup);
+        for (const auto* v : {&g, &b})
+            if (const DimResult* d = at_dim(*v, dim); d && d->speedup_high > 0)
+                f.evidence.emplace_back(short_name(v->name) + " 95% interval",
+                                        fmt::format("{:.2f}-{:.2f}", d->speedup_low, d->speedup_high));
         f.evidence.emplace_back("oracle CPE spread in this run", e.noise.spread);
         f.evidence.emplace_back("oracle CPEs compared", double(e.noise.samples));
         add_noise(f.evidence, c);

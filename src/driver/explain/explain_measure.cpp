@@ -198,6 +198,11 @@ SpeedupGap compare_speedups(double a, double b, const Noise& noise, bool converg
     return c;
 }
 
+bool speedup_intervals_overlap(const DimResult& a, const DimResult& b) {
+    if (a.speedup_high <= 0 || b.speedup_high <= 0) return false;
+    return a.speedup_low <= b.speedup_high && b.speedup_low <= a.speedup_high;
+}
+
 Options explain_options(const Options& options) {
     Options o = options;
     const Options defaults;
