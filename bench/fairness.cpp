@@ -63,11 +63,6 @@ json driver_run(const Tools& t, const std::string& host, const std::string& name
 
 const json& graded(const json& report, const char* kernel) { return report["kernels"][kernel]["variants"].at(0); }
 
-double spread(const std::vector<double>& v) {
-    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    return *lo > 0 ? *hi / *lo - 1 : INFINITY;
-}
-
 // Average ranks (ties share theirs), then Pearson on the ranks.
 std::vector<double> ranks(const std::vector<double>& v) {
     std::vector<std::size_t> order(v.size());
@@ -127,7 +122,7 @@ void repeatability(const Tools& t, const std::string& label, const std::string& 
         }
     }
     for (const char* k : kKernels) {
-        const double s = spread(means[k]);
+        const double s = perflab::relative_spread(means[k]);
         report(fmt::format("{}_{}_spread", label, k), fmt::format("{}: {} mean speedup spread, {} runs", label, k, runs),
                s, fmt::format("{:.1f}%", 100 * s), "<= 3%", s <= 0.03);
     }
@@ -220,8 +215,8 @@ int main(int argc, char** argv) {
     repeatability(t, "blocked", argv[5], 10, false);
     batch(t, argv[6], 20);
     ranking(t, corpus, {});
-    // The classic handout's dimensions (rotate up to 1024): headroom for blocking
-    // that the default 64-512 leaves to noise on caches this size.
+    // The classic handout's dimensions (rotate up to 1024): whether the headroom
+    // that 1024 gives blocking ranks rotate better than the default 64-512.
     ranking(t, corpus, {"--classic-dims"});
 
     const auto met = std::count_if(g_rows.begin(), g_rows.end(), [](const Row& r) { return r.met; });

@@ -93,6 +93,9 @@ TEST_CASE("geometric mean, mean, median and CV", "[driver][statistics]") {
     CHECK(median(std::vector<double>{4, 1, 2, 3}) == 2.5);
     // Sample standard deviation of {1, 4, 16} is sqrt(63) = 7.937; over the mean 7.
     CHECK(coefficient_of_variation(v) == Approx(std::sqrt(63.0) / 7.0));
+    CHECK(relative_spread(v) == Approx(15.0));  // 16 / 1 - 1
+    CHECK(relative_spread(std::vector<double>{2.0}) == 0);
+    CHECK(std::isinf(relative_spread(std::vector<double>{0.0, 1.0})));
 }
 
 TEST_CASE("the default policy: 0 points at 1.0, 50 at 3.5, linear between, clamped", "[driver][scoring]") {

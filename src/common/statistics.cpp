@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace perflab {
@@ -25,6 +26,12 @@ double coefficient_of_variation(std::span<const double> values) {
     double m = mean(values), ss = 0;
     for (double v : values) ss += (v - m) * (v - m);
     return std::sqrt(ss / double(values.size() - 1)) / m;
+}
+
+double relative_spread(std::span<const double> values) {
+    if (values.size() < 2) return 0;
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    return *lo > 0 ? *hi / *lo - 1 : std::numeric_limits<double>::infinity();
 }
 
 double median(std::span<const double> values) {

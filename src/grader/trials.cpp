@@ -1,6 +1,5 @@
 #include "trials.hpp"
 
-#include <algorithm>
 #include <csignal>
 #include <fmt/format.h>
 #include <sstream>
@@ -161,11 +160,7 @@ Trial judge(const DriverRun& run, const SandboxSettings& sandbox) {
     return t;
 }
 
-bool trials_agree(const std::vector<double>& speedups) {
-    if (speedups.size() < 2) return true;
-    const auto [lo, hi] = std::minmax_element(speedups.begin(), speedups.end());
-    return *lo > 0 && *hi / *lo - 1 <= kTrialAgreement;
-}
+bool trials_agree(const std::vector<double>& speedups) { return relative_spread(speedups) <= kTrialAgreement; }
 
 TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
                     const SandboxSettings& sandbox, int trials) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <functional>
 #include <set>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "common/statistics.hpp"
 #include "explain.hpp"
 #include "driver/core/checker.hpp"
 #include "driver/evidence/simulation.hpp"
@@ -180,10 +182,7 @@ bool named_like(const std::string& symbol, Kernel k) {
 Noise timing_noise(const std::vector<double>& cpes) {
     Noise n;
     n.samples = int(cpes.size());
-    if (cpes.size() >= 2) {
-        auto [lo, hi] = std::minmax_element(cpes.begin(), cpes.end());
-        if (*lo > 0) n.spread = *hi / *lo - 1;
-    }
+    if (const double s = relative_spread(cpes); std::isfinite(s)) n.spread = s;
     // With fewer than 3 repeats the spread says little: assume the shared-VM
     // noise seen in practice (25%). Never trust less than 5%.
     n.tolerance = n.samples >= 3 ? std::max(0.05, n.spread) : std::max(0.25, n.spread);
