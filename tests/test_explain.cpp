@@ -276,6 +276,11 @@ std::vector<std::string> inconsistencies(const json& f) {
     if (id == "at-ceiling" && title.find("at the ceiling") != std::string::npos &&
         num("graded / ceiling") < 1 / (1 + num("noise band (+/-)")) - 1e-9)
         bad.push_back("at the ceiling, though the gap is resolved");
+    if (id == "per-call-allocation" && f["severity"] == "problem" &&
+        num("page faults per call") < 8 + std::max(0.0, num("the oracle's page faults per call")))
+        bad.push_back("a per-call allocation called a problem without the faults to show it");
+    if (title.find("page faults") != std::string::npos && num("page faults per call") < 0)
+        bad.push_back("names page faults with no count in its evidence");
     if (title.find("make rotate() call rotate") != std::string::npos || advice.find("call rotate ") != std::string::npos)
         bad.push_back("names a description instead of a function");
     return bad;
@@ -325,6 +330,24 @@ TEST_CASE("explain: every corpus fixture gets its true cause and no false claim"
         refetch = refetch || (f["severity"] == "problem" && f["title"].get<std::string>().find("source line") != std::string::npos &&
                               f["evidence"].contains("reference fetches per source line"));
     CHECK(refetch);
+    // Page faults, counted from outside the host: a fresh mapping per call faults on
+    // every page of the 256x256 image it holds; glibc hands a freed malloc back.
+    auto allocation = [&](const char* name) {
+        auto fs = findings(reports.at(name), "per-call-allocation");
+        REQUIRE_FALSE(fs.empty());
+        INFO(fs.front().dump());
+        return fs.front();
+    };
+    const json mapped = allocation("rotate_mmap");
+    const double image_pages = 256.0 * 256 * 6 / 4096;
+    CHECK(mapped["severity"] == "problem");
+    CHECK(mapped["evidence"]["page faults per call"].get<double>() >= image_pages);
+    CHECK(mapped["evidence"]["page faults per call"].get<double>() < image_pages + 8);
+    CHECK(mapped["evidence"]["the oracle's page faults per call"].get<double>() < 1);
+    const json reused = allocation("rotate_malloc");
+    CHECK(reused["severity"] == "warning");
+    CHECK(reused["evidence"]["page faults per call"].get<double>() < 8);
+    CHECK(reused["evidence"]["allocations per call"].get<double>() == 1);
 }
 
 TEST_CASE("explain: timing comparisons are resolved only outside the run's noise", "[explain]") {

@@ -41,6 +41,7 @@ struct FunctionEvidence {
     CacheFigures figures;
     std::optional<double> speedup;           // over the oracle timed in turns with it
     std::optional<AccessPattern> pattern;    // from its access trace
+    std::optional<double> faults_per_call;   // page faults, counted from outside the host
 };
 
 // How far apart timings of the same function lie in this run, and so which
@@ -84,6 +85,7 @@ struct KernelEvidence {
     std::vector<std::string> symbols;            // parallel to result.variants: the function's symbol
     std::vector<std::optional<AccessPattern>> patterns;  // parallel to result.variants
     std::vector<std::vector<DimCheck>> dim_checks;       // parallel: failing variants only
+    std::vector<std::optional<double>> faults_per_call;  // parallel: correct variants only
     std::vector<std::string> unregistered;  // student functions named like the kernel, neither registered nor called
     Noise noise;
 };

@@ -748,7 +748,44 @@ void unregistered(const KernelEvidence& e, std::vector<Finding>& out) {
     }
 }
 
-// ---- code facts from the trace: divisions, calls, allocations, threads ----
+// ---- per-call-allocation: from the trace's allocator calls and the faults counted ----
+
+// Fresh pages per call: 8 is 32 KiB of memory the kernel maps anew each call, far
+// above what a kernel that reuses its memory takes (none after its first call).
+constexpr double kFaultsPerCall = 8;
+
+void allocation_facts(const KernelEvidence& e, std::size_t i, std::vector<Finding>& out) {
+    const double allocations =
+        i < e.patterns.size() && e.patterns[i] ? e.patterns[i]->allocations_per_call : 0;
+    const std::optional<double> faults = i < e.faults_per_call.size() ? e.faults_per_call[i] : std::nullopt;
+    const double oracle_faults = e.naive.faults_per_call.value_or(0);
+    const bool faulting = faults && *faults >= kFaultsPerCall + oracle_faults;
+    if (allocations < 1 && !faulting) return;
+    const std::string name = fn_name(e, i);
+    std::string title = allocations >= 1 ? fmt::format("{} allocates memory {:.0f} times per call", name, allocations)
+                                         : fmt::format("{} maps fresh memory on every call", name);
+    if (faults) title += fmt::format(" and takes {:.0f} page faults per call", *faults);
+    Finding f = make("per-call-allocation", faulting ? Severity::problem : Severity::warning, e.kernel,
+                     e.result.variants[i].name, title);
+    if (allocations >= 1) f.evidence.emplace_back("allocations per call", allocations);
+    if (faults) {
+        f.evidence.emplace_back("page faults per call", *faults);
+        if (e.naive.faults_per_call) f.evidence.emplace_back("the oracle's page faults per call", *e.naive.faults_per_call);
+    }
+    if (faulting)
+        f.meaning = "each call gets memory the kernel has never mapped (a large allocation is returned to the system "
+                    "when freed): every page of it faults on first touch, inside the timed call.";
+    else if (faults)
+        f.meaning = "the allocator hands back the same memory each call (no page faults beyond the oracle's): the "
+                    "cost is the allocator calls and whatever the kernel copies into the buffer.";
+    else
+        f.meaning = "an allocation inside the kernel is timed with it; whether its pages fault each call was not "
+                    "counted here.";
+    f.advice = "work in place or in a static buffer, allocated once.";
+    out.push_back(std::move(f));
+}
+
+// ---- code facts from the trace: divisions, calls, threads ----
 
 void code_facts(const KernelEvidence& e, std::size_t i, std::vector<Finding>& out) {
     if (i >= e.patterns.size() || !e.patterns[i]) return;
@@ -780,15 +817,6 @@ void code_facts(const KernelEvidence& e, std::size_t i, std::vector<Finding>& ou
         f.meaning = "each call saves and restores registers and stops the compiler from keeping sums in registers or "
                     "vectorising across pixels.";
         f.advice = "inline the work into the loop (static inline helpers, or the body itself).";
-        out.push_back(std::move(f));
-    }
-    if (p.allocations_per_call >= 1) {
-        Finding f = make("per-call-allocation", Severity::problem, e.kernel, variant,
-                         fmt::format("{} allocates memory {:.0f} times per call", name, p.allocations_per_call));
-        f.evidence = {{"allocations per call", p.allocations_per_call}, {"callees", callees(0)}};
-        f.meaning = "a large allocation is fresh memory from the kernel on each call: every page of it faults on "
-                    "first touch, which is timed with the kernel.";
-        f.advice = "work in place or in a static buffer, allocated once.";
         out.push_back(std::move(f));
     }
     if (p.threads_per_call >= 1) {
@@ -994,7 +1022,10 @@ std::vector<Finding> explain_checks(const ExplainData& data) {
     // still worth saying. Naive-named functions are the student's baseline.
     for (const auto& e : data.kernels)
         for (std::size_t i = 0; i < e.result.variants.size(); ++i)
-            if (e.result.variants[i].correct && !is_naive_function(e, i)) code_facts(e, i, out);
+            if (e.result.variants[i].correct && !is_naive_function(e, i)) {
+                code_facts(e, i, out);
+                allocation_facts(e, i, out);
+            }
     for (const auto& e : data.kernels) {
         failing_dims(e, out);
         edited_baseline(e, out);

@@ -18,6 +18,7 @@
 #include "common/statistics.hpp"
 #include "explain.hpp"
 #include "driver/core/checker.hpp"
+#include "driver/evidence/page_faults.hpp"
 #include "driver/evidence/simulation.hpp"
 #include "symbols.hpp"
 
@@ -168,6 +169,14 @@ std::uint64_t entry_of(const Variant& v, const KernelPlan& kp, KernelHosts& host
     for (const auto& hv : hosts.reference().registration().variants)
         if (hv.kernel == f.kernel && hv.index == f.variant) return hv.address;
     return 0;
+}
+
+std::optional<double> faults_of(KernelHost& host, const Variant& v, int dim, unsigned timeout_seconds) {
+    try {
+        return page_faults_per_call(host, v.host_function(), dim, timeout_seconds);
+    } catch (const HostError&) {
+        return std::nullopt;
+    }
 }
 
 bool named_like(const std::string& symbol, Kernel k) {
@@ -331,6 +340,8 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
                 e.figures.push_back(std::move(f));
                 e.patterns.push_back(std::move(p));
                 e.symbols.push_back(symbol_name_for(hosts.student().executable(), entry).value_or(""));
+                e.faults_per_call.push_back(d ? faults_of(hosts.student(), variant, dims[k], s.plan.timeout_seconds)
+                                              : std::nullopt);
                 std::vector<DimCheck> checks;
                 if (!results[k].variants[v].correct) {
                     progress(fmt::format("checking {} at more dimensions", short_name(variant.description)));
@@ -349,7 +360,8 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
                 continue;
             }
             FunctionEvidence fe{results[k].variants[v].name, d ? std::optional(d->cpe) : std::nullopt,
-                                !d || d->converged, std::move(f), std::nullopt, std::move(p)};
+                                !d || d->converged, std::move(f), std::nullopt, std::move(p), std::nullopt};
+            if (d) fe.faults_per_call = faults_of(hosts.reference(), kp.variants[v], dims[k], s.plan.timeout_seconds);
             if (kp.variants[v].index == Variant::kOracle)
                 e.naive = std::move(fe);
             else

@@ -58,7 +58,8 @@ ordered_json function_json(const FunctionEvidence& e) {
             {"converged", e.converged},
             {"figures", figures_json(e.figures)},
             {"speedup", e.speedup ? ordered_json(*e.speedup) : ordered_json()},
-            {"access_pattern", pattern_json(e.pattern)}};
+            {"access_pattern", pattern_json(e.pattern)},
+            {"page_faults_per_call", e.faults_per_call ? ordered_json(*e.faults_per_call) : ordered_json()}};
 }
 
 ordered_json kernel_json(const KernelEvidence& e) {
@@ -75,7 +76,10 @@ ordered_json kernel_json(const KernelEvidence& e) {
                             {"dims", dims},
                             {"figures", figures_json(e.figures[i])},
                             {"symbol", i < e.symbols.size() ? ordered_json(e.symbols[i]) : ordered_json()},
-                            {"access_pattern", pattern_json(i < e.patterns.size() ? e.patterns[i] : std::nullopt)}});
+                            {"access_pattern", pattern_json(i < e.patterns.size() ? e.patterns[i] : std::nullopt)},
+                            {"page_faults_per_call",
+                             i < e.faults_per_call.size() && e.faults_per_call[i] ? ordered_json(*e.faults_per_call[i])
+                                                                                  : ordered_json()}});
     }
     ordered_json sweep = ordered_json::array();
     for (const auto& p : e.tile_sweep) sweep.push_back({{"tile", p.tile}, {"cpe", p.cpe}, {"converged", p.converged}});
