@@ -17,6 +17,7 @@
 #include "driver/evidence/access_pattern.hpp"
 #include "driver/evidence/tile_sweep.hpp"
 #include "driver/explain/explain.hpp"
+#include "driver/explain/signatures.hpp"
 
 using namespace perflab::test;
 using nlohmann::json;
@@ -172,6 +173,41 @@ TEST_CASE("explain: busy and total jiffies of one CPU from /proc/stat", "[explai
     CHECK(one->total == 6 + 3 + 40 + 1 + 1 + 2);
     CHECK(perflab::parse_proc_stat(stat, -1)->total == 121);
     CHECK_FALSE(perflab::parse_proc_stat(stat, 7));
+}
+
+TEST_CASE("explain: kernel-shaped functions from a real object's debug information", "[explain]") {
+    std::string dir = scratch_dir("explain-signatures");
+    write_file(dir + "/k.c", R"(
+typedef struct { unsigned short red, green, blue; } pixel;
+typedef pixel *image;
+void rotate_fast(int dim, pixel *src, pixel *dst) { for (int i = 0; i < dim; i++) dst[i] = src[i]; }
+void rotate_typedefs(const int dim, image src, image dst) { dst[dim] = src[0]; }
+static void smooth_inner(int dim, pixel *src, pixel *dst) { for (int i = 0; i < dim; i++) dst[i] = src[dim - i]; }
+void smooth_calls(int dim, pixel *src, pixel *dst) { smooth_inner(dim, src, dst); smooth_inner(dim + 1, dst, src); }
+int rotate_tile_for(int dim) { return dim > 256 ? 16 : 32; }
+void rotate_block(int dim, pixel *src, pixel *dst, int i0) { dst[i0] = src[dim]; }
+void rotate_longdim(long dim, pixel *src, pixel *dst) { dst[dim] = src[0]; }
+int smooth_returns(int dim, pixel *src, pixel *dst) { dst[0] = src[0]; return dim; }
+void rotate_varargs(int dim, ...) { (void)dim; }
+)");
+    auto cc = run({"gcc", "-O2", "-g", "-c", dir + "/k.c", "-o", dir + "/k.o"});
+    INFO(cc.err);
+    REQUIRE(cc.status == 0);
+    auto shaped = perflab::kernel_shaped_functions_of(dir + "/k.o");
+    REQUIRE(std::holds_alternative<std::set<std::string>>(shaped));
+    const auto& names = std::get<std::set<std::string>>(shaped);
+    CHECK(names.count("rotate_fast"));
+    CHECK(names.count("rotate_typedefs"));
+    CHECK(names.count("smooth_calls"));
+    for (const char* not_kernel : {"rotate_tile_for", "rotate_block", "rotate_longdim", "smooth_returns", "rotate_varargs"}) {
+        INFO(not_kernel);
+        CHECK_FALSE(names.count(not_kernel));
+    }
+    // Without -g there is nothing to read: a reason, not an empty answer.
+    REQUIRE(run({"gcc", "-O2", "-c", dir + "/k.c", "-o", dir + "/nodebug.o"}).status == 0);
+    auto none = perflab::kernel_shaped_functions_of(dir + "/nodebug.o");
+    REQUIRE(std::holds_alternative<perflab::NoDebugInfo>(none));
+    CHECK_THAT(std::get<perflab::NoDebugInfo>(none).reason, Catch::Contains("without -g"));
 }
 
 TEST_CASE("explain: SHA-256 as sha256sum prints it", "[explain]") {
@@ -344,6 +380,17 @@ TEST_CASE("explain: every corpus fixture gets its true cause and no false claim"
     CHECK(mapped["evidence"]["page faults per call"].get<double>() >= image_pages);
     CHECK(mapped["evidence"]["page faults per call"].get<double>() < image_pages + 8);
     CHECK(mapped["evidence"]["the oracle's page faults per call"].get<double>() < 1);
+    // Unregistered functions: one with a kernel's parameters is checked and timed;
+    // a helper named like the kernel is never called with a kernel's arguments.
+    const json& best = reports.at("unregistered_best");
+    CHECK(best["measurements"]["rotate"]["unregistered"] == json::array({"rotate_fast"}));
+    bool timed_fast = false;
+    for (const auto& v : best["measurements"]["rotate"]["variants"])
+        if (v["symbol"] == "rotate_fast")
+            timed_fast = v["registered"] == false && v["correct"] == true && v["mean_speedup"].is_number();
+    CHECK(timed_fast);
+    const json candidate = findings(best, "unregistered-candidate").at(0);
+    CHECK(candidate["evidence"]["speedup"].is_number());
     const json reused = allocation("rotate_malloc");
     CHECK(reused["severity"] == "warning");
     CHECK(reused["evidence"]["page faults per call"].get<double>() < 8);

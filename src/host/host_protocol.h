@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define PERFLAB_HOST_MAGIC 0x70686f73u /* "phos" */
-#define PERFLAB_HOST_VERSION 1u
+#define PERFLAB_HOST_VERSION 2u
 
 #define PERFLAB_HOST_MAX_VARIANTS 256
 #define PERFLAB_HOST_TEXT_MAX 512 /* bytes, with the terminating NUL */
@@ -31,6 +31,7 @@ enum perflab_host_op {
  * one of these. A trusted host (the driver's own reference host) understands more. */
 #define PERFLAB_HOST_GRADED (-2)   /* rotate() or smooth() themselves */
 #define PERFLAB_HOST_NOTHING (-5)  /* return at once: the cost of the call itself */
+#define PERFLAB_HOST_AT_ADDRESS (-6) /* the function at address `arg`: one --explain found unregistered */
 
 struct perflab_host_image {
     uint64_t region;       /* first writable byte around the image (host address) */
@@ -60,7 +61,7 @@ struct perflab_host_control {
     int32_t kernel;
     int32_t variant;
     int32_t dim;
-    int32_t arg;      /* a trusted host's extra argument (the tile edge of a sweep) */
+    int64_t arg;      /* PERFLAB_HOST_AT_ADDRESS: the function; a trusted host's: the tile edge of a sweep */
     int32_t status;   /* 0: done; else the command could not be carried out */
 
     struct perflab_host_image src, dst; /* after LAYOUT */

@@ -81,9 +81,10 @@ struct RemoteImage {
 struct HostFunction {
     Kernel kernel;
     int variant;
-    int arg = 0;
+    std::int64_t arg = 0;  // kAtAddress: the function's address; the reference host's tile edge
     static constexpr int kGraded = -2;
     static constexpr int kNothing = -5;
+    static constexpr int kAtAddress = -6;
 };
 
 struct HostCall {

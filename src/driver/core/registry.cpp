@@ -21,6 +21,7 @@ HostFunction Variant::host_function() const {
         case kReferenceTwoPass: return {kernel, PERFLAB_REF_SMOOTH_TWO_PASS};
         case kReferenceTile: return {kernel, PERFLAB_REF_ROTATE_TILE, arg};
         case kGraded: return {kernel, HostFunction::kGraded};
+        case kUnregistered: return {kernel, HostFunction::kAtAddress, std::int64_t(address)};
         default: return {kernel, index};
     }
 }

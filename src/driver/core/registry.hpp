@@ -26,9 +26,11 @@ struct Variant {
     static constexpr int kReferenceTwoPass = -4;  // the two-pass smooth
     static constexpr int kSpeedOfLight = -6;      // a memcpy of the image
     static constexpr int kReferenceTile = -7;     // the blocked rotate with tile edge `arg`
+    static constexpr int kUnregistered = -8;      // a student function at `address` that nothing registered
+
 
     // Whether it runs in the driver's reference host rather than the student's.
-    bool in_reference_host() const { return index != kGraded && index < 0; }
+    bool in_reference_host() const { return index != kGraded && index != kUnregistered && index < 0; }
     // What the host is asked to run.
     HostFunction host_function() const;
 };

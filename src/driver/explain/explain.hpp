@@ -71,6 +71,12 @@ struct DimCheck {
     std::string failure;  // kind of failure, when it failed
 };
 
+// A function of the student's named like the kernel that nothing registers or runs.
+struct UnregisteredFunction {
+    std::string name;
+    std::optional<std::size_t> variant;  // into result.variants, when it was checked and timed
+};
+
 struct KernelEvidence {
     Kernel kernel = Kernel::rotate;
     int dim = 0;                        // the comparison dimension: the largest planned one
@@ -86,8 +92,10 @@ struct KernelEvidence {
     std::vector<std::optional<AccessPattern>> patterns;  // parallel to result.variants
     std::vector<std::vector<DimCheck>> dim_checks;       // parallel: failing variants only
     std::vector<std::optional<double>> faults_per_call;  // parallel: correct variants only
-    std::vector<std::string> unregistered;  // student functions named like the kernel, neither registered nor called
+    std::vector<UnregisteredFunction> unregistered;  // named like the kernel, neither registered nor run
     Noise noise;
+    // Whether result.variants[i] is one the kernels file registered.
+    bool registered(std::size_t i) const;
 };
 
 struct ExplainData {
@@ -95,6 +103,7 @@ struct ExplainData {
     std::string figures_source;                      // "" when there are no miss figures
     std::optional<std::string> figures_unavailable;  // why not
     std::optional<std::string> trace_unavailable;    // why there are no access traces
+    std::optional<std::string> unregistered_uncalled;  // why unregistered functions were only named
     std::optional<std::string> counters_unavailable;
     bool reference_kernels = false;
     BuildState build;

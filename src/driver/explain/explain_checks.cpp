@@ -153,6 +153,16 @@ bool intervals_overlap(const VariantResult& a, const VariantResult& b, int dim) 
     return da && db && speedup_intervals_overlap(*da, *db);
 }
 
+// How `a`'s speedup compares with `b`'s at the comparison dimension, against the
+// run's noise band and, where they overlap, each speedup's own 95% interval: then
+// the run cannot say which is faster, whatever the oracle's spread allows.
+SpeedupGap speedup_gap(const KernelEvidence& e, const VariantResult& a, const VariantResult& b) {
+    SpeedupGap c = compare_speedups(a.mean_speedup, b.mean_speedup, e.noise,
+                                    converged_at(a, e.dim) && converged_at(b, e.dim));
+    if (c.resolved && intervals_overlap(a, b, e.dim)) c.resolved = false;
+    return c;
+}
+
 void add_noise(Evidence& ev, const SpeedupGap& c) {
     ev.emplace_back("ratio", c.ratio);
     ev.emplace_back("noise band (+/-)", c.tolerance);
@@ -261,11 +271,7 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
     const bool runs_best = best && (alike == best || (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, *best)));
     if (best && !runs_best && e.result.variants[*best].mean_speedup > g.mean_speedup) {
         const auto& b = e.result.variants[*best];
-        SpeedupGap c = compare_speedups(b.mean_speedup, g.mean_speedup, e.noise,
-                                        converged_at(b, dim) && converged_at(g, dim));
-        // Each speedup's own interval, from its paired rounds: where they overlap,
-        // the run cannot say which is faster, whatever the oracle's spread allows.
-        if (c.resolved && intervals_overlap(b, g, dim)) c.resolved = false;
+        const SpeedupGap c = speedup_gap(e, b, g);
         if (c.resolved) {
             Finding f = make("graded-function", Severity::problem, e.kernel, g.name,
                              fmt::format("the grader times {}, but {} is faster", fn, fn_name(e, *best)));
@@ -273,7 +279,7 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
             f.evidence.emplace_back("faster variant", b.name);
             f.evidence.emplace_back("faster speedup", b.mean_speedup);
             add_noise(f.evidence, c);
-            f.meaning = fmt::format("{} runs {}; the score comes from it, not from the best registered variant, and the "
+            f.meaning = fmt::format("{} runs {}; the score comes from it, not from the fastest of your functions, and the "
                                     "difference is larger than this run's noise.",
                                     fn, runs);
             f.advice = fmt::format("make {} call {} (or move its body into {}).", fn, fn_name(e, *best), fn);
@@ -734,16 +740,42 @@ void edited_baseline(const KernelEvidence& e, std::vector<Finding>& out) {
     }
 }
 
-void unregistered(const KernelEvidence& e, std::vector<Finding>& out) {
-    for (const auto& name : e.unregistered) {
-        Finding f = make("unregistered-candidate", Severity::warning, e.kernel, {},
-                         fmt::format("{} is in the binary but neither registered nor run by {}()", name,
-                                     kernel_name(e.kernel)));
-        f.evidence = {{"function", name}};
-        f.meaning = "the driver checks and times only registered functions and the grader only rotate()/smooth(): "
-                    "whatever this function does is not measured, and may be better than what is.";
-        f.advice = fmt::format("register it (add_{}_function(&{}, \"{}: ...\")) to have it checked and timed.",
-                               kernel_name(e.kernel), name, name);
+void unregistered(const KernelEvidence& e, std::optional<std::string> why_uncalled, std::vector<Finding>& out) {
+    const std::string fn = fmt::format("{}()", kernel_name(e.kernel));
+    const auto gi = graded_index(e.result);
+    for (const auto& u : e.unregistered) {
+        std::string title = fmt::format("{} is in the binary but neither registered nor run by {}", u.name, fn);
+        Evidence ev{{"function", u.name}};
+        std::string meaning = "the driver checks and times only registered functions and the grader only "
+                              "rotate()/smooth(): whatever this function does is not measured by them.";
+        std::string advice = fmt::format("register it (add_{}_function(&{}, \"{}: ...\")) to have it checked and timed.",
+                                         kernel_name(e.kernel), u.name, u.name);
+        if (!u.variant) {
+            ev.emplace_back("not called", why_uncalled.value_or("its parameters are unknown"));
+        } else if (const VariantResult& v = e.result.variants[*u.variant]; !v.correct) {
+            title += ": it fails the check";
+            ev.emplace_back("error", v.failure ? v.failure->summary() : "");
+            meaning = "explain called it with a kernel's arguments (its debug information declares them): it does not "
+                      "compute what the oracle does.";
+            advice = fmt::format("fix {} before registering it; failing-dims says where it fails.", u.name);
+        } else if (v.complete() && gi && e.result.variants[*gi].complete()) {
+            const VariantResult& g = e.result.variants[*gi];
+            const SpeedupGap c = speedup_gap(e, v, g);
+            ev.emplace_back("speedup", v.mean_speedup);
+            ev.emplace_back(fn + " speedup", g.mean_speedup);
+            add_noise(ev, c);
+            if (c.resolved && v.mean_speedup > g.mean_speedup) {
+                title += fmt::format(", and it is faster ({:.2f} against {:.2f})", v.mean_speedup, g.mean_speedup);
+                advice = fmt::format("register {} and make {} call it.", u.name, fn);
+            } else {
+                title += fmt::format(": it passes the check ({:.2f}; {} {:.2f}{})", v.mean_speedup, fn,
+                                     g.mean_speedup, c.resolved ? "" : ", within noise");
+            }
+        }
+        Finding f = make("unregistered-candidate", Severity::warning, e.kernel, {}, title);
+        f.evidence = std::move(ev);
+        f.meaning = std::move(meaning);
+        f.advice = std::move(advice);
         out.push_back(std::move(f));
     }
 }
@@ -1029,7 +1061,7 @@ std::vector<Finding> explain_checks(const ExplainData& data) {
     for (const auto& e : data.kernels) {
         failing_dims(e, out);
         edited_baseline(e, out);
-        unregistered(e, out);
+        unregistered(e, data.unregistered_uncalled, out);
         tile_advice(data, e, out);
         at_ceiling(e, out);
     }

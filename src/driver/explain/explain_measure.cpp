@@ -20,6 +20,7 @@
 #include "driver/core/checker.hpp"
 #include "driver/evidence/page_faults.hpp"
 #include "driver/evidence/simulation.hpp"
+#include "signatures.hpp"
 #include "symbols.hpp"
 
 namespace perflab {
@@ -118,7 +119,7 @@ private:
 // rotate()/smooth() is measured even when it is not registered (or --variant left
 // it out): it is what the grader times. The oracle and the reference kernel run as
 // variants too, so they are timed and counted exactly like the student's.
-Plan with_comparisons(Plan plan, const Registry& registry, bool references) {
+Plan with_comparisons(Plan plan, const Registry& registry, bool references, const std::vector<Variant>& unregistered) {
     for (auto& kp : plan.kernels) {
         auto same = [&](const Variant& v) { return v.address == kp.graded_address; };
         if (!std::any_of(kp.variants.begin(), kp.variants.end(), same)) {
@@ -137,6 +138,11 @@ Plan with_comparisons(Plan plan, const Registry& registry, bool references) {
         else
             kp.variants.push_back({kp.kernel, 0, "reference two-pass smooth", Variant::kReferenceTwoPass});
     }
+    // Last, so that when their turn comes every other function's trace is in and
+    // one that is only a registered variant's helper can be left out.
+    for (auto& kp : plan.kernels)
+        for (const auto& v : unregistered)
+            if (v.kernel == kp.kernel) kp.variants.push_back(v);
     return plan;
 }
 
@@ -184,6 +190,42 @@ bool named_like(const std::string& symbol, Kernel k) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s.find(kernel_name(k)) != std::string::npos && s.find("naive") == std::string::npos &&
            s.find("register") == std::string::npos && s != kernel_name(k);
+}
+
+// Functions of the student's named like a kernel that nothing registered and that
+// are not rotate()/smooth(). Those whose debug information declares a kernel's
+// parameters become variants of the plan, checked and timed like the registered
+// ones; the rest (no debug information) are only named.
+struct Unregistered {
+    std::vector<Variant> callable;
+    std::vector<std::pair<Kernel, std::string>> uncalled;
+    std::optional<std::string> why_uncalled;
+};
+
+Unregistered unregistered_functions(const ExplainSetup& s, KernelHosts& hosts) {
+    Unregistered out;
+    std::set<std::string> driver_own;
+    for (const auto& sym : function_symbols(hosts.reference().executable())) driver_own.insert(sym.name);
+    const auto shaped = kernel_shaped_functions_of(hosts.student().executable());
+    if (auto* none = std::get_if<NoDebugInfo>(&shaped)) out.why_uncalled = none->reason;
+    std::set<std::string> seen;
+    for (const auto& kp : s.plan.kernels) {
+        std::set<std::uint64_t> known{kp.graded_address};
+        for (const auto& v : s.registry.of(kp.kernel)) known.insert(v.address);
+        for (const auto& sym : function_symbols(hosts.student().executable())) {
+            if (!named_like(sym.name, kp.kernel) || known.count(sym.start) || driver_own.count(sym.name) ||
+                !seen.insert(sym.name).second)
+                continue;
+            if (auto* names = std::get_if<std::set<std::string>>(&shaped)) {
+                if (names->count(sym.name))
+                    out.callable.push_back({kp.kernel, sym.start, sym.name + ": in the binary, not registered",
+                                            Variant::kUnregistered});
+            } else {
+                out.uncalled.emplace_back(kp.kernel, sym.name);
+            }
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -235,7 +277,9 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
     progress("watching the CPU for other work");
     data.system = read_system_state(s.run.clock.pinned_cpu, kIdleWindowMs);
 
-    const Plan plan = with_comparisons(s.plan, s.registry, references);
+    const Unregistered unregistered = unregistered_functions(s, hosts);
+    data.unregistered_uncalled = unregistered.why_uncalled;
+    const Plan plan = with_comparisons(s.plan, s.registry, references, unregistered.callable);
     Runner runner(plan, s.tools);
     RunnerObserver observer;
     observer.kernel_started = [](const KernelResult& k) { progress(fmt::format("timing {}", kernel_name(k.kernel))); };
@@ -307,8 +351,6 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
         }
         return std::get<AccessPattern>(it->second);
     };
-    const auto student_symbols = function_symbols(hosts.student().executable());
-
     for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
         const KernelPlan& kp = plan.kernels[k];
         if (kp.dims.empty()) continue;
@@ -328,14 +370,20 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
                 const DimResult& row = all.dims[std::size_t(at[k])];
                 if (row.baseline_cpe > 0) oracle_cpes.push_back(row.baseline_cpe);
             }
-            CacheFigures f = figures.of(d, kp.kernel, kp.variants[v].index);
-            if (kp.variants[v].index == Variant::kGraded) e.graded_registered = false;
+            const Variant& variant = kp.variants[v];
+            const std::uint64_t entry = variant.index == Variant::kGraded ? kp.graded_address : variant.address;
+            // A helper that some traced function runs is not a candidate of its own.
+            const bool helper = variant.index == Variant::kUnregistered &&
+                                reached.count(symbol_name_for(hosts.student().executable(), entry).value_or(""));
+            if (helper) continue;
+            CacheFigures f = figures.of(d, kp.kernel, variant.index);
+            if (variant.index == Variant::kGraded) e.graded_registered = false;
             std::optional<AccessPattern> p = pattern(k, v);
-            if (p && !kp.variants[v].in_reference_host())
-                reached.insert(p->executed.begin(), p->executed.end());
-            if (!is_comparison(kp.variants[v])) {
-                const Variant& variant = kp.variants[v];
-                const std::uint64_t entry = variant.index == Variant::kGraded ? kp.graded_address : variant.address;
+            if (p && !variant.in_reference_host()) reached.insert(p->executed.begin(), p->executed.end());
+            if (!is_comparison(variant)) {
+                if (variant.index == Variant::kUnregistered)
+                    e.unregistered.push_back({symbol_name_for(hosts.student().executable(), entry).value_or(""),
+                                              e.result.variants.size()});
                 e.result.variants.push_back(results[k].variants[v]);
                 e.figures.push_back(std::move(f));
                 e.patterns.push_back(std::move(p));
@@ -374,19 +422,16 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
         if (e.reference && e.reference->cpe && e.naive.cpe && *e.reference->cpe > 0)
             e.reference->speedup = *e.naive.cpe / *e.reference->cpe;
         e.noise = timing_noise(oracle_cpes);
-        // Functions of the student's that look like this kernel but nothing runs.
-        std::set<std::uint64_t> known{kp.graded_address};
-        for (const auto& v : s.registry.of(kp.kernel)) known.insert(v.address);
-        std::set<std::string> driver_own;
-        for (const auto& sym : function_symbols(hosts.reference().executable())) driver_own.insert(sym.name);
-        for (const auto& sym : student_symbols)
-            if (named_like(sym.name, kp.kernel) && !known.count(sym.start) && !driver_own.count(sym.name) &&
-                !reached.count(sym.name) &&
-                std::find(e.unregistered.begin(), e.unregistered.end(), sym.name) == e.unregistered.end())
-                e.unregistered.push_back(sym.name);
+        for (const auto& [kernel, name] : unregistered.uncalled)
+            if (kernel == kp.kernel && !reached.count(name)) e.unregistered.push_back({name, std::nullopt});
         data.kernels.push_back(std::move(e));
     }
     return data;
+}
+
+bool KernelEvidence::registered(std::size_t i) const {
+    if (i < result.variants.size() && result.variants[i].graded && !graded_registered) return false;
+    return std::none_of(unregistered.begin(), unregistered.end(), [i](const auto& u) { return u.variant == i; });
 }
 
 CacheFigures figures_from(const CounterValues& rows) {

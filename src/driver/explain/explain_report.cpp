@@ -71,6 +71,7 @@ ordered_json kernel_json(const KernelEvidence& e) {
             dims.push_back({{"dim", d.dim}, {"cpe", d.cpe}, {"speedup", d.speedup}, {"converged", d.converged}});
         variants.push_back({{"name", v.name},
                             {"graded", v.graded},
+                            {"registered", e.registered(i)},
                             {"correct", v.correct},
                             {"mean_speedup", v.complete() ? ordered_json(v.mean_speedup) : ordered_json()},
                             {"dims", dims},
@@ -81,6 +82,8 @@ ordered_json kernel_json(const KernelEvidence& e) {
                              i < e.faults_per_call.size() && e.faults_per_call[i] ? ordered_json(*e.faults_per_call[i])
                                                                                   : ordered_json()}});
     }
+    ordered_json unregistered = ordered_json::array();
+    for (const auto& u : e.unregistered) unregistered.push_back(u.name);
     ordered_json sweep = ordered_json::array();
     for (const auto& p : e.tile_sweep) sweep.push_back({{"tile", p.tile}, {"cpe", p.cpe}, {"converged", p.converged}});
     return {{"dim", e.dim},
@@ -91,7 +94,7 @@ ordered_json kernel_json(const KernelEvidence& e) {
             {"variants", variants},
             {"tile_sweep", sweep},
             {"noise", {{"oracle_cpe_spread", e.noise.spread}, {"samples", e.noise.samples}, {"tolerance", e.noise.tolerance}}},
-            {"unregistered", e.unregistered}};
+            {"unregistered", unregistered}};
 }
 
 }  // namespace
