@@ -13,6 +13,7 @@
 
 #include "driver/explain/build_state.hpp"
 #include "harness.hpp"
+#include "common/paired_ratio.hpp"
 #include "common/system_noise.hpp"
 #include "driver/evidence/access_pattern.hpp"
 #include "driver/evidence/tile_sweep.hpp"
@@ -426,6 +427,114 @@ TEST_CASE("explain: two speedups whose intervals overlap are not told apart", "[
     CHECK_FALSE(perflab::speedup_intervals_overlap(a, b));
     b.speedup_low = b.speedup_high = 0;  // a fixed baseline: no interval, no say
     CHECK_FALSE(perflab::speedup_intervals_overlap(a, b));
+}
+
+// ---- timing decisions, from rounds on a fake clock through the real findings ----
+
+namespace {
+
+// One function timed in turns with the oracle for `rounds` rounds: the oracle takes
+// 1000 cycles a pixel and the function 1000/speedup, each off by up to +/-jitter
+// (a fixed pseudo-random sequence per seed), as the sampler would record them.
+perflab::DimResult fake_rounds(double speedup, double jitter, int rounds, unsigned seed) {
+    std::uint64_t x = 0x9e3779b97f4a7c15u * (seed + 1);
+    auto noise = [&] {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        return 1 + jitter * (double(x % 20001) / 10000.0 - 1);
+    };
+    perflab::DimResult d;
+    d.dim = 256;
+    for (int i = 0; i < rounds; ++i) {
+        d.baseline_sample_cpes.push_back(1000 * noise());
+        d.sample_cpes.push_back(1000 / speedup * noise());
+    }
+    const auto r = perflab::paired_ratio(d.baseline_sample_cpes, d.sample_cpes);
+    d.speedup = r.value, d.speedup_low = r.low, d.speedup_high = r.high;
+    d.samples = rounds;
+    d.converged = r.half_width() <= 0.03;
+    d.cpe = *std::min_element(d.sample_cpes.begin(), d.sample_cpes.end());
+    d.baseline_cpe = *std::min_element(d.baseline_sample_cpes.begin(), d.baseline_sample_cpes.end());
+    return d;
+}
+
+// rotate() and rotate_fast timed as above, the reference at `reference`; no figures,
+// no traces: only the timing decides.
+perflab::ExplainData fake_run(double graded, double fast, double reference, double jitter, int rounds) {
+    perflab::KernelEvidence e;
+    e.kernel = perflab::Kernel::rotate;
+    e.dim = 256;
+    std::vector<double> oracle_cpes;
+    for (auto [name, symbol, speedup, is_graded] :
+         {std::tuple{"rotate: current", "rotate", graded, true}, {"rotate_fast: blocked", "rotate_fast", fast, false}}) {
+        perflab::VariantResult v;
+        v.name = name;
+        v.graded = is_graded;
+        v.dims = {fake_rounds(speedup, jitter, rounds, unsigned(oracle_cpes.size()))};
+        v.mean_speedup = v.dims[0].speedup;
+        oracle_cpes.push_back(v.dims[0].baseline_cpe);
+        e.result.variants.push_back(v);
+        e.symbols.push_back(symbol);
+        e.figures.emplace_back();
+        e.patterns.emplace_back();
+        e.dim_checks.emplace_back();
+        e.faults_per_call.emplace_back();
+    }
+    const perflab::DimResult ref = fake_rounds(reference, jitter, rounds, 7);
+    oracle_cpes.push_back(ref.baseline_cpe);
+    e.naive = {"naive oracle", 1000, true, {}, std::nullopt, std::nullopt, std::nullopt};
+    e.reference = perflab::FunctionEvidence{"reference blocked rotate", ref.cpe, ref.converged, {}, ref.speedup,
+                                            std::nullopt, std::nullopt};
+    e.noise = perflab::timing_noise(oracle_cpes);
+    perflab::ExplainData data;
+    data.kernels.push_back(std::move(e));
+    return data;
+}
+
+std::vector<perflab::Finding> of_id(const std::vector<perflab::Finding>& all, const std::string& id) {
+    std::vector<perflab::Finding> out;
+    for (const auto& f : all)
+        if (f.id == id) out.push_back(f);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("explain: timing decisions from rounds on a fake clock", "[explain]") {
+    using perflab::Severity;
+    SECTION("a quiet run resolves a faster function and names it") {
+        auto findings = perflab::explain_checks(fake_run(1.10, 1.40, 1.42, 0.02, 60));
+        auto graded = of_id(findings, "graded-function");
+        REQUIRE(graded.size() == 1);
+        CHECK(graded[0].severity == Severity::problem);
+        CHECK_THAT(graded[0].title, Catch::Contains("rotate_fast is faster"));
+        CHECK(graded[0].advice == "make rotate() call rotate_fast (or move its body into rotate()).");
+        CHECK(of_id(findings, "within-noise").empty());
+        auto ceiling = of_id(findings, "at-ceiling");
+        REQUIRE(ceiling.size() == 1);
+        CHECK_THAT(ceiling[0].title, Catch::Contains("% of it)"));
+    }
+    SECTION("a noisy run with a small gap recommends nothing") {
+        const auto data = fake_run(1.10, 1.25, 1.12, 0.30, 10);
+        const auto& v = data.kernels[0].result.variants;
+        INFO("graded " << v[0].mean_speedup << " fast " << v[1].mean_speedup << " band " << data.kernels[0].noise.tolerance);
+        REQUIRE(v[1].mean_speedup > v[0].mean_speedup);  // as measured, rotate_fast looks faster
+        auto findings = perflab::explain_checks(data);
+        for (const auto& f : of_id(findings, "graded-function")) CHECK(f.severity != Severity::problem);
+        auto noise = of_id(findings, "within-noise");
+        REQUIRE(noise.size() == 1);
+        CHECK_THAT(noise[0].title, Catch::Contains("rotate_fast"));
+        auto ceiling = of_id(findings, "at-ceiling");
+        REQUIRE(ceiling.size() == 1);
+        CHECK_THAT(ceiling[0].title, !Catch::Contains("% of it)") && !Catch::Contains("beyond"));
+    }
+    SECTION("level with the reference is the ceiling; far above it is not") {
+        auto level = of_id(perflab::explain_checks(fake_run(1.40, 1.05, 1.39, 0.02, 60)), "at-ceiling");
+        REQUIRE(level.size() == 1);
+        CHECK_THAT(level[0].title, Catch::Contains("at the ceiling"));
+        auto above = of_id(perflab::explain_checks(fake_run(2.00, 1.05, 1.40, 0.02, 60)), "at-ceiling");
+        REQUIRE(above.size() == 1);
+        CHECK_THAT(above[0].title, Catch::Contains("beyond the 1.40") && !Catch::Contains("at the ceiling"));
+    }
 }
 
 TEST_CASE("explain: step and tile analysis of destination store sequences", "[explain]") {

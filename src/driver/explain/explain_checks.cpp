@@ -695,13 +695,18 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
                               fn, g.mean_speedup, ceiling, 100 * c.tolerance);
         f.meaning = "the gap is inside the spread of the same oracle's timings in this run.";
         f.advice = "rerun on a quiet machine with a larger --max-samples to see how far below the reference it is.";
+    } else if (c.ratio >= 1 && c.resolved) {
+        f.title = fmt::format("{} reaches {:.2f}, beyond the {:.2f} that scalar reference code reaches here", fn,
+                              g.mean_speedup, ceiling);
+        f.meaning = "the difference is larger than this run's noise: this code does better than the driver's own "
+                    "blocked/two-pass kernels on this machine.";
     } else if (c.ratio >= 1) {
         f.title = fmt::format("{} reaches {:.2f}; scalar reference code reaches {:.2f} here: at the ceiling, within noise",
                               fn, g.mean_speedup, ceiling);
         f.meaning = "on this machine, in this run, the driver's own scalar kernels do no measurably better: the "
                     "speedup is not stuck, it is at what scalar code of this kind reaches here.";
         f.advice = "further gains need a different kind of code (SIMD, unrolling with restrict), not a different tile.";
-    } else if (c.ratio < 1) {
+    } else {
         f.title = fmt::format("{} reaches {:.2f}; the reference reaches {:.2f} in the same run ({:.0f}% of it)", fn,
                               g.mean_speedup, ceiling, 100 * c.ratio);
         f.meaning = "the gap to the reference is larger than this run's noise: something in the code, not the machine, "
