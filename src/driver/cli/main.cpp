@@ -193,8 +193,8 @@ std::optional<int> prepare(Session& s) {
     try {
         s.timing = calibrate_host_timing(s.hosts->reference(), s.clock->ticks_per_second());
         // --explain reads misses from the PMU where it can, and simulates them where not.
-        if (opt.counters || opt.explain) {
-            s.counters = std::make_unique<PmuHostCounters>(opt.events);
+        if (s.plan.counters || s.plan.explain) {
+            s.counters = std::make_unique<PmuHostCounters>(s.plan.counter_events);
             if (auto why = s.counters->try_open(s.hosts->student().pid())) {
                 s.run.counters_unavailable = why->line();
                 s.counters.reset();
@@ -203,8 +203,8 @@ std::optional<int> prepare(Session& s) {
     } catch (const HostError& e) {
         return fail(argv0, e.what());
     }
-    if (opt.simulate) {
-        auto g = opt.cache_geometry ? parse_cache_geometry(*opt.cache_geometry) : simulation_geometry(s.run.machine);
+    if (s.plan.simulate) {
+        auto g = chosen_geometry(s.plan.cache_geometry, s.run.machine);
         if (auto* err = std::get_if<SimulationError>(&g)) return fail(argv0, err->message);
         s.geometry = std::get<CachegrindGeometry>(g);
         s.run.simulation_geometry = describe_geometry(*s.geometry);
@@ -239,19 +239,20 @@ int calibrate_mode(Session& s) {
 // own. The page, when asked for, shows its findings beside the charts of the
 // figures it measured.
 int explain_mode(Session& s) {
-    if (!s.opt.html_path) return run_explain({s.opt, s.plan, s.registry, s.student, s.run, s.tools()}, s.argv0);
-    const ExplainData data = measure_for_explain({s.opt, s.plan, s.registry, s.student, s.run, s.tools()});
+    const ExplainData data = measure_for_explain({s.plan, s.registry, s.student, s.run, s.tools()});
     const std::vector<Finding> findings = explain_checks(data);
     const std::string explain = explain_json(data, findings);
     const auto& json_path = s.opt.json_path;
     if (!json_path || *json_path != "-") std::fputs(explain_text(data, findings).c_str(), stdout);
     std::fflush(stdout);
-    RunResult run = s.run;
-    for (const auto& k : data.kernels) run.kernels.push_back(k.result);
-    score_run(run, s.policy);
     try {
         if (json_path) write_file_atomically(*json_path, explain);
-        write_file_atomically(*s.opt.html_path, run_page({json_report(run), explain, std::nullopt, std::nullopt}));
+        if (s.opt.html_path) {
+            RunResult run = s.run;
+            for (const auto& k : data.kernels) run.kernels.push_back(k.result);
+            score_run(run, s.policy);
+            write_file_atomically(*s.opt.html_path, run_page({json_report(run), explain, std::nullopt, std::nullopt}));
+        }
     } catch (const std::exception& e) {
         return fail(s.argv0, e.what());
     }

@@ -65,6 +65,11 @@ Plan make_plan(const Options& options, const Registry& registry, const StudentFi
     plan.seed = options.seed;
     plan.timeout_seconds = options.timeout_seconds;
     plan.speed_of_light = options.speed_of_light;
+    plan.counters = options.counters;
+    plan.counter_events = options.events;
+    plan.simulate = options.simulate;
+    plan.cache_geometry = options.cache_geometry;
+    plan.explain = options.explain;
     if (baseline) plan.baseline_mode = "file:" + baseline->source;
 
     std::optional<std::set<std::pair<char, std::string>>> listed;

@@ -30,6 +30,14 @@ struct Plan {
     unsigned timeout_seconds = 10;
     bool speed_of_light = false;
     std::string baseline_mode = "measured";
+    // How misses are measured besides the time: PMU counters around each timed call,
+    // cachegrind after each variant, and --explain's figures (the PMU where it opens,
+    // else the simulation). The cache geometry is the user's, else this machine's.
+    bool counters = false;
+    std::vector<std::string> counter_events;  // empty: the defaults for this CPU
+    bool simulate = false;
+    std::optional<std::string> cache_geometry;
+    bool explain = false;
 };
 
 // A problem with the user's request; its message is one line naming the remedy.

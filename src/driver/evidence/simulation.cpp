@@ -60,4 +60,9 @@ std::optional<SimulationError> simulate_variant(const std::string& host_exe, con
     return std::nullopt;
 }
 
+std::variant<CachegrindGeometry, SimulationError> chosen_geometry(const std::optional<std::string>& spec,
+                                                                 const MachineInfo& machine) {
+    return spec ? parse_cache_geometry(*spec) : simulation_geometry(machine);
+}
+
 }  // namespace perflab

@@ -35,6 +35,10 @@ std::string describe_geometry(const CachegrindGeometry& geometry);
 std::variant<CachegrindGeometry, SimulationError> simulation_geometry(const MachineInfo& machine,
                                                                  const std::string& probe_path = kProbeResultPath);
 
+// The geometry a run simulates: `spec` (--cache-geometry) when given, else the machine's.
+std::variant<CachegrindGeometry, SimulationError> chosen_geometry(const std::optional<std::string>& spec,
+                                                                 const MachineInfo& machine);
+
 // Fills DimResult::simulated of a correct variant, dimension by dimension.
 std::optional<SimulationError> simulate_variant(const std::string& host_exe, const HostFunction& fn,
                                                 VariantResult& result, const CachegrindGeometry& geometry);

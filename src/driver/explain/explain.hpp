@@ -116,7 +116,6 @@ struct ExplainData {
 
 // What main() has set up for a run, reused by --explain.
 struct ExplainSetup {
-    const Options& options;
     const Plan& plan;
     const Registry& registry;
     const StudentFile& student;
@@ -133,8 +132,5 @@ std::vector<Finding> explain_checks(const ExplainData& data);
 
 std::string explain_text(const ExplainData& data, const std::vector<Finding>& findings);
 std::string explain_json(const ExplainData& data, const std::vector<Finding>& findings);
-
-// The whole flow; returns the exit status.
-int run_explain(const ExplainSetup& setup, const char* argv0);
 
 }  // namespace perflab

@@ -63,8 +63,7 @@ public:
             data.figures_source = "PMU counters";
             return;
         }
-        auto g = s.options.cache_geometry ? parse_cache_geometry(*s.options.cache_geometry)
-                                          : simulation_geometry(s.run.machine);
+        auto g = chosen_geometry(s.plan.cache_geometry, s.run.machine);
         if (auto* err = std::get_if<SimulationError>(&g)) {
             data.figures_unavailable = err->message;
             return;
@@ -317,8 +316,7 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
     // Access traces of every correct function (lackey), in the same pool.
     std::optional<SimulatedCache> d1;
     {
-        auto g = s.options.cache_geometry ? parse_cache_geometry(*s.options.cache_geometry)
-                                          : simulation_geometry(s.run.machine);
+        auto g = chosen_geometry(s.plan.cache_geometry, s.run.machine);
         if (auto* geometry = std::get_if<CachegrindGeometry>(&g)) d1 = geometry->D1;
         else data.trace_unavailable = std::get<SimulationError>(g).message;
     }
