@@ -14,7 +14,7 @@ namespace perflab {
 
 struct HostTiming {
     double ticks_per_ns = 1;          // the report's cycles (the TSC's ticks) per ns
-    std::uint64_t call_overhead_ns = 0;  // what an empty call costs: subtracted from each sample
+    std::uint64_t call_overhead_ns = 0;  // an empty call with warm caches (the runner subtracts its own per dimension)
     std::uint64_t clock_resolution_ns = 0;
     std::string describe() const;
 };
