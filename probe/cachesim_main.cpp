@@ -3,6 +3,7 @@
 #include "cachesim.hpp"
 #include "cachesim_elf.hpp"
 #include "cachesim_program.hpp"
+#include "common/subprocess.hpp"
 #include "lackey_trace.hpp"
 
 #include <CLI/CLI.hpp>

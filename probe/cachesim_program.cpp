@@ -1,5 +1,7 @@
 #include "cachesim_program.hpp"
 
+#include "common/subprocess.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,23 +19,6 @@
 #include <stdexcept>
 
 namespace perflab {
-
-std::optional<std::string> find_executable(const std::string& command) {
-    if (command.find('/') != std::string::npos) {
-        if (::access(command.c_str(), X_OK) == 0) return command;
-        return std::nullopt;
-    }
-    const char* path = std::getenv("PATH");
-    std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-    while (true) {
-        const std::size_t colon = dirs.find(':');
-        std::string dir(dirs.substr(0, colon));
-        const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + command;
-        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-        if (colon == std::string_view::npos) return std::nullopt;
-        dirs.remove_prefix(colon + 1);
-    }
-}
 
 TracedProgram::TracedProgram(const std::vector<std::string>& argv) {
     const auto valgrind = find_executable("valgrind");

@@ -5,15 +5,10 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace perflab {
-
-// The path execvp would run for command (searched in PATH unless it holds a '/'),
-// or nothing when there is none.
-std::optional<std::string> find_executable(const std::string& command);
 
 class TracedProgram {
 public:

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -214,6 +215,23 @@ Finished spawn(const SpawnSpec& given) {
     if (WIFEXITED(status)) f.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status) && !f.timed_out) f.signal = WTERMSIG(status);
     return f;
+}
+
+std::optional<std::string> find_executable(const std::string& command) {
+    if (command.find('/') != std::string::npos) {
+        if (access(command.c_str(), X_OK) == 0) return command;
+        return std::nullopt;
+    }
+    const char* path = std::getenv("PATH");
+    std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    while (true) {
+        const std::size_t colon = dirs.find(':');
+        std::string dir(dirs.substr(0, colon));
+        const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + command;
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+        if (colon == std::string_view::npos) return std::nullopt;
+        dirs.remove_prefix(colon + 1);
+    }
 }
 
 }  // namespace perflab

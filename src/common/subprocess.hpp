@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,5 +68,9 @@ struct Finished {
 // Throws std::runtime_error when the program cannot be started at all. An
 // exception from on_start or on_report kills the program's group and is rethrown.
 Finished spawn(const SpawnSpec& spec);
+
+// The path execvp would run for command (searched in PATH unless it holds a '/'),
+// or nothing when there is none: lets a caller name a missing tool before running it.
+std::optional<std::string> find_executable(const std::string& command);
 
 }  // namespace perflab

@@ -20,19 +20,6 @@ namespace {
 
 constexpr double kTraceSeconds = 120;
 
-std::optional<std::string> valgrind_path() {
-    const char* path = std::getenv("PATH");
-    std::string dirs = path ? path : "/usr/bin:/bin";
-    for (std::size_t at = 0; at <= dirs.size();) {
-        std::size_t end = dirs.find(':', at);
-        if (end == std::string::npos) end = dirs.size();
-        std::string candidate = dirs.substr(at, end - at) + "/valgrind";
-        if (access(candidate.c_str(), X_OK) == 0) return candidate;
-        at = end + 1;
-    }
-    return std::nullopt;
-}
-
 std::vector<unsigned char> read_all(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
@@ -238,7 +225,7 @@ std::string describe_step(long step, int dim) {
 }
 
 std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTarget& t, const SimulatedCache& d1) {
-    auto valgrind = valgrind_path();
+    auto valgrind = find_executable("valgrind");
     if (!valgrind) return SimulationError{"valgrind is not installed: apt-get install valgrind"};
     char tmpl[] = "/tmp/perflab-trace-XXXXXX";
     if (!mkdtemp(tmpl)) return SimulationError{"cannot create a temporary directory for the access trace"};
