@@ -2,18 +2,18 @@
 // against a reference model written for clarity, real programs traced under
 // valgrind, and the command line through the built binary.
 #include "cachesim.hpp"
+#include "harness.hpp"
 #include "lackey_trace.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -312,20 +312,13 @@ struct Scratch {
         REQUIRE(::mkdtemp(name) != nullptr);
         dir = name;
     }
-    ~Scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
+    ~Scratch() { std::filesystem::remove_all(dir); }
     std::string write(const std::string& name, const std::string& text) const {
         const std::string path = dir + "/" + name;
         std::ofstream(path) << text;
         return path;
     }
 };
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 struct Result {
     int status;
@@ -334,11 +327,8 @@ struct Result {
 
 // Runs a shell command line, capturing stdout and stderr apart.
 Result run(const std::string& command) {
-    Scratch scratch;
-    const std::string out = scratch.dir + "/out", err = scratch.dir + "/err";
-    const int raw = std::system((command + " >" + out + " 2>" + err + " </dev/null").c_str());
-    REQUIRE(WIFEXITED(raw));
-    return {WEXITSTATUS(raw), slurp(out), slurp(err)};
+    auto r = test::sh(command);
+    return {r.status, r.out, r.err};
 }
 
 std::size_t count_lines(const std::string& text) {
