@@ -10,7 +10,8 @@ $(CACHESIM_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(CACHESIM_LIB_SOURCES))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-cachesim: $(B)/obj/probe/cachesim_main.o $(CACHESIM_LIB)
+# The valgrind runner starts valgrind through src/common's one way of running a program.
+cachesim: $(B)/obj/probe/cachesim_main.o $(CACHESIM_LIB) $(B)/obj/src/common/subprocess.o
 	$(CXX) $^ -lfmt -o $@
 
 # Programs the tests trace: the same sweep built as a PIE (Debian's default) and

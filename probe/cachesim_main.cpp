@@ -3,6 +3,7 @@
 #include "cachesim.hpp"
 #include "cachesim_elf.hpp"
 #include "cachesim_program.hpp"
+#include "common/subprocess.hpp"
 #include "lackey_trace.hpp"
 
 #include <CLI/CLI.hpp>
@@ -145,7 +146,7 @@ int run(int argc, char** argv) {
     auto* program_opt = app.add_flag(
         "--trace-program", trace_program,
         "run the program given after -- under valgrind lackey and simulate its trace, "
-        "streamed through a pipe (the program's stdout goes to stderr)");
+        "streamed through a pipe (the program's output goes to stderr once it ends)");
     auto* function_opt = app.add_option("--function", function, function_help)->type_name("NAME");
     app.add_option("program", program, "after --: the program to trace and its arguments");
     app.add_flag("-v", verbose, "print every data access with its outcome, csim-ref style");
@@ -212,11 +213,13 @@ int run(int argc, char** argv) {
                        : std::uint64_t{0};
         });
     }
-    read_lackey_trace(traced.trace_fd(), simulation);
-    const int status = traced.wait();
+    const Finished done = traced.run(simulation);
+    std::fwrite(done.output.data(), 1, done.output.size(), stderr);
+    if (done.output_truncated)
+        fmt::print(stderr, "cachesim: {}'s output was cut at {} bytes\n", program.front(), done.output.size());
     print_summary(sim);
     const int trace_status = simulation.report_malformed();
-    if (status != 0) return fail(fmt::format("{} exited with status {}", program.front(), status));
+    if (!done.exited_ok()) return fail(fmt::format("{} {}", program.front(), done.describe()));
     return trace_status;
 }
 

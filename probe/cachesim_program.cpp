@@ -1,8 +1,5 @@
 #include "cachesim_program.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -18,24 +15,16 @@
 
 namespace perflab {
 
-std::optional<std::string> find_executable(const std::string& command) {
-    if (command.find('/') != std::string::npos) {
-        if (::access(command.c_str(), X_OK) == 0) return command;
-        return std::nullopt;
-    }
-    const char* path = std::getenv("PATH");
-    std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-    while (true) {
-        const std::size_t colon = dirs.find(':');
-        std::string dir(dirs.substr(0, colon));
-        const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + command;
-        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-        if (colon == std::string_view::npos) return std::nullopt;
-        dirs.remove_prefix(colon + 1);
-    }
-}
+namespace {
 
-TracedProgram::TracedProgram(const std::vector<std::string>& argv) {
+// A traced program runs as long as it needs: cachesim is a user's tool, not a grader.
+constexpr double kNoWallClock = 7 * 24 * 3600.0;
+// The program's own output is held until it ends; a runaway one is cut, and says so.
+constexpr std::size_t kOutputCap = 64 * 1024 * 1024;
+
+} // namespace
+
+TracedProgram::TracedProgram(const std::vector<std::string>& argv) : argv_(argv) {
     const auto valgrind = find_executable("valgrind");
     if (!valgrind)
         throw std::runtime_error("valgrind is not installed; install it with `apt-get install valgrind`");
@@ -43,43 +32,26 @@ TracedProgram::TracedProgram(const std::vector<std::string>& argv) {
     const auto program = find_executable(argv[0]);
     if (!program)
         throw std::runtime_error(fmt::format("cannot run {}: not found or not executable", argv[0]));
+    valgrind_ = *valgrind;
     program_path_ = *program;
-
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0)
-        throw std::runtime_error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-    // Built before fork: the child may only make async-signal-safe calls.
-    std::vector<std::string> args = {*valgrind, "--tool=lackey", "--trace-mem=yes",
-                                     fmt::format("--log-fd={}", fds[1]), "--", program_path_};
-    args.insert(args.end(), argv.begin() + 1, argv.end());
-    std::vector<char*> c_args;
-    for (auto& arg : args) c_args.push_back(arg.data());
-    c_args.push_back(nullptr);
-
-    pid_ = ::fork();
-    if (pid_ < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        throw std::runtime_error(fmt::format("cannot fork: {}", std::strerror(errno)));
-    }
-    if (pid_ == 0) {
-        ::fcntl(fds[1], F_SETFD, 0); // the log fd must survive exec
-        ::dup2(STDERR_FILENO, STDOUT_FILENO);
-        ::execv(c_args[0], c_args.data());
-        static const char message[] = "cachesim: cannot execute valgrind\n";
-        [[maybe_unused]] auto ignored = ::write(STDERR_FILENO, message, sizeof message - 1);
-        ::_exit(127);
-    }
-    ::close(fds[1]);
-    trace_fd_ = fds[0];
 }
 
-TracedProgram::~TracedProgram() {
-    if (trace_fd_ >= 0) ::close(trace_fd_);
-    if (pid_ > 0) {
-        ::kill(pid_, SIGKILL); // only reached when the trace was abandoned early
-        ::waitpid(pid_, nullptr, 0);
-    }
+Finished TracedProgram::run(TraceSink& sink) {
+    std::vector<std::string> args = {valgrind_, "--tool=lackey", "--trace-mem=yes",
+                                     fmt::format("--log-fd={}", kReportFd), "--", program_path_};
+    args.insert(args.end(), argv_.begin() + 1, argv_.end());
+    SpawnSpec spec = command(std::move(args), kNoWallClock, kOutputCap);
+    LackeyTraceReader reader(sink);
+    spec.report_pipe = true;
+    spec.on_report = [&reader](std::string_view chunk) { reader.feed(chunk); };
+    spec.on_start = [this](pid_t pid) { pid_ = pid; };
+    // The program reads what cachesim was given, but not a terminal: in a process
+    // group of its own it would be stopped on its first read.
+    if (!::isatty(STDIN_FILENO)) spec.stdin_fd = STDIN_FILENO;
+    Finished done = spawn(spec);
+    pid_ = -1;
+    reader.finish();
+    return done;
 }
 
 std::uint64_t TracedProgram::load_base() const {
@@ -98,14 +70,6 @@ std::uint64_t TracedProgram::load_base() const {
     }
     throw std::runtime_error(fmt::format(
         "cannot find where valgrind loaded {} (no mapping in /proc/{}/maps)", program_path_, pid_));
-}
-
-int TracedProgram::wait() {
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 } // namespace perflab

@@ -1,44 +1,39 @@
 // Runs a program under `valgrind --tool=lackey --trace-mem=yes` with the trace
-// streamed through a pipe, never written to disk.
+// streamed through the report pipe (common/subprocess), never written to disk.
 #pragma once
+
+#include "common/subprocess.hpp"
+#include "lackey_trace.hpp"
 
 #include <sys/types.h>
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace perflab {
 
-// The path execvp would run for command (searched in PATH unless it holds a '/'),
-// or nothing when there is none.
-std::optional<std::string> find_executable(const std::string& command);
-
 class TracedProgram {
 public:
-    // Starts valgrind on argv (program first). The program's stdout is sent to
-    // stderr so that stdout carries only the simulator's results. Throws
-    // std::runtime_error with a one-line message if valgrind or the program is missing.
+    // Checks that valgrind and the program (argv[0]) can be run. Throws
+    // std::runtime_error with a one-line message if either is missing.
     explicit TracedProgram(const std::vector<std::string>& argv);
-    ~TracedProgram();
-    TracedProgram(const TracedProgram&) = delete;
-    TracedProgram& operator=(const TracedProgram&) = delete;
 
-    int trace_fd() const { return trace_fd_; }
+    // Runs the program under valgrind, feeding its trace to sink as it arrives.
+    // The program's stdout and stderr come back in the result's output rather
+    // than on cachesim's stdout, which carries only the simulator's results.
+    Finished run(TraceSink& sink);
 
     // Where the program file is mapped (its offset-0 mapping), read from the maps
-    // of the valgrind process, which hosts the program. Valid once the trace has
-    // shown an instruction: valgrind maps the program before running any of it.
+    // of the valgrind process, which hosts the program. Valid during run() once the
+    // trace has shown an instruction: valgrind maps the program before running any of it.
     std::uint64_t load_base() const;
 
-    // Waits for valgrind; returns the program's exit status (128 + signal if killed).
-    int wait();
-
 private:
+    std::vector<std::string> argv_;
+    std::string valgrind_;
     std::string program_path_;
     pid_t pid_ = -1;
-    int trace_fd_ = -1;
 };
 
 } // namespace perflab

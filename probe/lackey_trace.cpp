@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cerrno>
-#include <cstring>
 #include <system_error>
 #include <vector>
 
@@ -96,58 +95,40 @@ TraceLine parse_lackey_line(std::string_view text) {
     return line;
 }
 
+// 1 MiB bounds a line: no lackey line comes near it, a file with no newlines would.
+LackeyTraceReader::LackeyTraceReader(TraceSink& sink) : lines_(std::size_t{1} << 20, Dispatch{&sink}) {}
+
+void LackeyTraceReader::Dispatch::operator()(std::string_view text, bool cut) {
+    ++line_number;
+    if (cut) {
+        sink->malformed(line_number, printable_excerpt(text), "line longer than 1 MiB");
+        return;
+    }
+    const TraceLine line = parse_lackey_line(text);
+    switch (line.type) {
+    case TraceLine::Type::instruction: sink->instruction(line.addr, line.size); break;
+    case TraceLine::Type::data: sink->data(line.kind, line.addr, line.size); break;
+    case TraceLine::Type::malformed:
+        sink->malformed(line_number, printable_excerpt(text), line.problem);
+        break;
+    case TraceLine::Type::ignored: break;
+    }
+}
+
 void read_lackey_trace(int fd, TraceSink& sink) {
-    // Large reads keep the per-line cost to parsing; 1 MiB also bounds a line.
+    // Large reads keep the per-line cost to parsing.
     std::vector<char> buffer(std::size_t{1} << 20);
-    std::size_t held = 0;
-    std::uint64_t line_number = 0;
-    bool skipping_overlong = false;
-
-    auto dispatch = [&](std::string_view text) {
-        if (skipping_overlong) {
-            skipping_overlong = false; // the tail of a line already reported
-            return;
-        }
-        ++line_number;
-        const TraceLine line = parse_lackey_line(text);
-        switch (line.type) {
-        case TraceLine::Type::instruction: sink.instruction(line.addr, line.size); break;
-        case TraceLine::Type::data: sink.data(line.kind, line.addr, line.size); break;
-        case TraceLine::Type::malformed:
-            sink.malformed(line_number, printable_excerpt(text), line.problem);
-            break;
-        case TraceLine::Type::ignored: break;
-        }
-    };
-
+    LackeyTraceReader reader(sink);
     for (;;) {
-        const ssize_t got = ::read(fd, buffer.data() + held, buffer.size() - held);
+        const ssize_t got = ::read(fd, buffer.data(), buffer.size());
         if (got < 0) {
             if (errno == EINTR) continue;
             throw std::system_error(errno, std::generic_category(), "reading the trace");
         }
-        if (got == 0) {
-            if (held > 0) dispatch({buffer.data(), held});
-            return;
-        }
-        const char* begin = buffer.data();
-        const char* end = begin + held + static_cast<std::size_t>(got);
-        while (const void* found = std::memchr(begin, '\n', static_cast<std::size_t>(end - begin))) {
-            const char* newline = static_cast<const char*>(found);
-            dispatch({begin, static_cast<std::size_t>(newline - begin)});
-            begin = newline + 1;
-        }
-        held = static_cast<std::size_t>(end - begin);
-        if (held == buffer.size()) {
-            if (!skipping_overlong)
-                sink.malformed(++line_number, printable_excerpt({begin, held}),
-                               "line longer than 1 MiB");
-            skipping_overlong = true;
-            held = 0;
-        } else {
-            std::memmove(buffer.data(), begin, held);
-        }
+        if (got == 0) break;
+        reader.feed({buffer.data(), static_cast<std::size_t>(got)});
     }
+    reader.finish();
 }
 
 } // namespace perflab

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cachesim.hpp"
+#include "common/line_reader.hpp"
 
 #include <cstdint>
 #include <string>
@@ -38,8 +39,25 @@ public:
                            const char* problem) = 0;
 };
 
-// Streams the trace from fd to its end in large reads, so a pipe from a running
-// valgrind works as well as a file. Throws std::system_error if a read fails.
+// Parses a trace handed over in chunks of any size, as a running valgrind writes
+// it; finish() once the trace has ended.
+class LackeyTraceReader {
+public:
+    explicit LackeyTraceReader(TraceSink& sink);
+    void feed(std::string_view chunk) { lines_.feed(chunk); }
+    void finish() { lines_.finish(); }
+
+private:
+    struct Dispatch {
+        TraceSink* sink;
+        std::uint64_t line_number = 0;
+        void operator()(std::string_view text, bool cut);
+    };
+    LineReader<Dispatch> lines_;
+};
+
+// Streams the trace from fd (a file, stdin) to its end in large reads. Throws
+// std::system_error if a read fails.
 void read_lackey_trace(int fd, TraceSink& sink);
 
 // The letter the trace and the -v listing use for kind: L, S or M.

@@ -11,12 +11,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <numeric>
-#include <sstream>
-#include <unistd.h>
 
 namespace perflab {
 namespace {
@@ -86,13 +83,7 @@ splot $mountain using 1:2:3 with pm3d notitle
                        png, title, data, ytics, m.strides.front(), m.strides.back());
 }
 
-bool have_gnuplot() {
-    const char* path = std::getenv("PATH");
-    std::stringstream dirs(path ? path : "");
-    for (std::string dir; std::getline(dirs, dir, ':');)
-        if (!dir.empty() && access((dir + "/gnuplot").c_str(), X_OK) == 0) return true;
-    return false;
-}
+bool have_gnuplot() { return find_executable("gnuplot").has_value(); }
 
 // "" or what went wrong.
 std::string plot(const Mountain& m, const std::string& png, const std::string& title) {

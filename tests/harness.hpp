@@ -13,6 +13,8 @@ struct CommandResult {
 };
 
 // Runs argv (no shell) with `input` on stdin; `env` entries NAME=VALUE are added.
+// It goes through perflab::spawn as every program perflab starts does: in a process
+// group of its own, which is killed once argv[0] has exited.
 CommandResult run(const std::vector<std::string>& argv, const std::string& input = "",
                   const std::vector<std::string>& env = {});
 

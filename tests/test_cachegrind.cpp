@@ -147,7 +147,9 @@ std::string stream_program() {
         std::filesystem::create_directories(dir);
         std::string exe = (dir / "stream").string();
         std::string cmd = std::string("gcc -O2 -g ") + PERFLAB_ROOT + "/tests/fixtures/cachegrind/stream.c -o " + exe;
-        REQUIRE(std::system(cmd.c_str()) == 0);
+        auto built = test::sh(cmd);
+        INFO(built.err);
+        REQUIRE(built.status == 0);
         return exe;
     }();
     return path;

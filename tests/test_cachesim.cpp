@@ -2,18 +2,18 @@
 // against a reference model written for clarity, real programs traced under
 // valgrind, and the command line through the built binary.
 #include "cachesim.hpp"
+#include "harness.hpp"
 #include "lackey_trace.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -260,6 +260,45 @@ TEST_CASE("lackey lines parse into accesses; anything else is malformed", "[cach
     }
 }
 
+TEST_CASE("a lackey trace read in chunks of any size reads as from a file", "[cachesim]") {
+    struct Recorder final : TraceSink {
+        std::vector<std::string> seen;
+        void instruction(std::uint64_t addr, std::uint64_t size) override {
+            seen.push_back("I " + std::to_string(addr) + "," + std::to_string(size));
+        }
+        void data(AccessKind kind, std::uint64_t addr, std::uint64_t size) override {
+            seen.push_back(std::string(1, access_letter(kind)) + " " + std::to_string(addr) + "," + std::to_string(size));
+        }
+        void malformed(std::uint64_t line_number, std::string_view line, const char* problem) override {
+            seen.push_back(std::to_string(line_number) + ": " + std::string(line) + " (" + problem + ")");
+        }
+    };
+    // An overlong line, and a last line with no newline.
+    const std::string trace = "==1== Lackey\nI  04016c0,3\n L 10,1\nbad\n M 20,4\n" +
+                              std::string((std::size_t{1} << 20) + 5, 'x') + "\n S 18,8";
+    FILE* file = std::tmpfile();
+    REQUIRE(file != nullptr);
+    std::fwrite(trace.data(), 1, trace.size(), file);
+    std::fflush(file);
+    REQUIRE(::lseek(::fileno(file), 0, SEEK_SET) == 0);
+    Recorder from_file;
+    read_lackey_trace(::fileno(file), from_file);
+    std::fclose(file);
+    REQUIRE(from_file.seen.size() == 6);
+    CHECK(from_file.seen[0] == "I 4200128,3");
+    CHECK(from_file.seen[2] == "4: bad (expected I, L, S or M)");
+    CHECK(from_file.seen[4] == "6: " + std::string(60, 'x') + "... (line longer than 1 MiB)");
+    CHECK(from_file.seen[5] == "S 24,8");
+    for (std::size_t step : {1, 2, 3, 7, 4096, 65536}) {
+        CAPTURE(step);
+        Recorder pushed;
+        LackeyTraceReader reader(pushed);
+        for (std::size_t at = 0; at < trace.size(); at += step) reader.feed(std::string_view(trace).substr(at, step));
+        reader.finish();
+        CHECK(pushed.seen == from_file.seen);
+    }
+}
+
 // ---- the binary -------------------------------------------------------------
 
 namespace {
@@ -273,20 +312,13 @@ struct Scratch {
         REQUIRE(::mkdtemp(name) != nullptr);
         dir = name;
     }
-    ~Scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
+    ~Scratch() { std::filesystem::remove_all(dir); }
     std::string write(const std::string& name, const std::string& text) const {
         const std::string path = dir + "/" + name;
         std::ofstream(path) << text;
         return path;
     }
 };
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 struct Result {
     int status;
@@ -295,11 +327,8 @@ struct Result {
 
 // Runs a shell command line, capturing stdout and stderr apart.
 Result run(const std::string& command) {
-    Scratch scratch;
-    const std::string out = scratch.dir + "/out", err = scratch.dir + "/err";
-    const int raw = std::system((command + " >" + out + " 2>" + err + " </dev/null").c_str());
-    REQUIRE(WIFEXITED(raw));
-    return {WEXITSTATUS(raw), slurp(out), slurp(err)};
+    auto r = test::sh(command);
+    return {r.status, r.out, r.err};
 }
 
 std::size_t count_lines(const std::string& text) {

@@ -5,9 +5,9 @@
 #include "latency.hpp"
 #include "common/machine.hpp"
 #include "common/probe_result.hpp"
+#include "harness.hpp"
 
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdio>
@@ -27,14 +27,8 @@ struct Run {
 };
 
 Run run(const std::string& command) {
-    Run r;
-    FILE* p = popen((command + " 2>&1").c_str(), "r");
-    REQUIRE(p);
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
-    const int status = pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    return r;
+    auto r = test::sh(command + " 2>&1");
+    return {r.status, r.out};
 }
 
 std::string bin(const std::string& name) { return std::string(PERFLAB_ROOT) + "/" + name; }

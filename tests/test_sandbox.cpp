@@ -263,3 +263,79 @@ TEST_CASE("without bwrap the sandbox says why in one line, with the remedy", "[s
     CHECK(threw);
     CHECK_FALSE(sandbox_unavailable_reason());
 }
+
+// perflab::spawn's options for callers that are not sandboxes: cachesim streaming a
+// trace, the test harness keeping stdout and stderr apart.
+TEST_CASE("spawn streams the report pipe to on_report, every byte in order", "[subprocess]") {
+    std::string expected;
+    for (int i = 1; i <= 200000; ++i) expected += std::to_string(i) + "\n";
+    SpawnSpec spec = command({"/bin/bash", "-c", "seq 1 200000 >&3; echo done"}, 60);
+    spec.report_pipe = true;
+    std::string streamed;
+    spec.on_report = [&](std::string_view chunk) { streamed.append(chunk); };
+    Finished f = spawn(spec);
+    REQUIRE(f.exited_ok());
+    CHECK(f.output == "done\n");
+    CHECK(f.report.empty());
+    CHECK(streamed.size() == expected.size());
+    CHECK(streamed == expected);
+}
+
+TEST_CASE("spawn gives on_start the program's pid while it runs", "[subprocess]") {
+    SpawnSpec spec = command({"/bin/bash", "-c", "echo $$"}, 60);
+    pid_t started = -1;
+    bool running = false;
+    spec.on_start = [&](pid_t pid) {
+        started = pid;
+        running = fs::exists(fmt::format("/proc/{}", pid));  // not reaped before the output is read
+    };
+    Finished f = spawn(spec);
+    REQUIRE(f.exited_ok());
+    CHECK(running);
+    CHECK(f.output == fmt::format("{}\n", started));
+}
+
+TEST_CASE("spawn kills the program when a callback throws", "[subprocess]") {
+    SpawnSpec spec = command({"/bin/bash", "-c", "echo start >&3; exec sleep 600"}, 60);
+    spec.report_pipe = true;
+    pid_t started = -1;
+    spec.on_start = [&](pid_t pid) { started = pid; };
+    spec.on_report = [](std::string_view) { throw std::runtime_error("no use for this trace"); };
+    CHECK_THROWS_WITH(spawn(spec), "no use for this trace");
+    REQUIRE(started > 0);
+    CHECK(kill(started, 0) == -1);  // reaped, not left sleeping
+}
+
+TEST_CASE("spawn keeps stderr apart only when asked", "[subprocess]") {
+    SpawnSpec spec = command({"/bin/bash", "-c", "echo out; echo err >&2; echo out2"}, 60);
+    Finished merged = spawn(spec);
+    CHECK(merged.output == "out\nerr\nout2\n");
+    CHECK(merged.error_output.empty());
+    spec.separate_stderr = true;
+    Finished apart = spawn(spec);
+    CHECK(apart.output == "out\nout2\n");
+    CHECK(apart.error_output == "err\n");
+    spec.argv = {"/bin/bash", "-c", "head -c 5000 /dev/zero >&2"};
+    spec.output_cap = 1000;
+    Finished capped = spawn(spec);
+    CHECK(capped.error_output.size() == 1000);
+    CHECK(capped.error_output_truncated);
+    CHECK_FALSE(capped.output_truncated);
+}
+
+TEST_CASE("spawn gives the program its input on stdin, /dev/null without one", "[subprocess]") {
+    SpawnSpec spec = command({"/bin/cat"}, 60, 8 << 20);
+    Finished none = spawn(spec);
+    REQUIRE(none.exited_ok());
+    CHECK(none.output.empty());
+    // More than a pipe holds, so that nothing depends on the program reading it in time.
+    std::string input;
+    for (int i = 0; input.size() < (1 << 20); ++i) input += fmt::format("line {}\n", i);
+    spec.input = input;
+    Finished echoed = spawn(spec);
+    REQUIRE(echoed.exited_ok());
+    CHECK(echoed.output == input);
+    // A program that leaves its input unread is no trouble for the caller.
+    spec.argv = {"/bin/true"};
+    CHECK(spawn(spec).exited_ok());
+}

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -29,7 +31,8 @@ void set_limit(int resource, rlim_t value) {
 }
 
 // Runs in the child between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(const SpawnSpec& spec, char** argv, char** envp, int out_fd, int report_fd) {
+[[noreturn]] void exec_child(const SpawnSpec& spec, char** argv, char** envp, int in_fd, int out_fd, int err_fd,
+                             int report_fd) {
     setpgid(0, 0);
     if (spec.fixed_addresses) personality(ADDR_NO_RANDOMIZE);
     // A grader killed with SIGKILL must not leave a hand-in running.
@@ -43,10 +46,9 @@ void set_limit(int resource, rlim_t value) {
     set_limit(RLIMIT_NOFILE, l.open_files);
     set_limit(RLIMIT_CORE, 1);
     if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) _exit(126);
-    int devnull = open("/dev/null", O_RDONLY);
-    dup2(devnull, 0);
+    dup2(in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY), 0);
     dup2(out_fd, 1);
-    dup2(out_fd, 2);
+    dup2(err_fd >= 0 ? err_fd : out_fd, 2);
     if (report_fd >= 0) dup2(report_fd, kReportFd);
     // Close everything else, sparing the inherited fds (sorted by spawn) and clearing their FD_CLOEXEC.
     unsigned first = report_fd >= 0 ? kReportFd + 1 : kReportFd;
@@ -67,6 +69,42 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
     out.push_back(nullptr);
     return out;
 }
+
+// The program's stdin as a file of its own rather than a pipe: nothing to feed
+// while the program runs, and no SIGPIPE when it leaves its input unread.
+int input_file(const std::string& input) {
+    if (input.empty()) return -1;
+    int fd = memfd_create("perflab-input", MFD_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(fmt::format("cannot hold a program's input ({})", std::strerror(errno)));
+    for (std::size_t done = 0; done < input.size();) {
+        ssize_t n = write(fd, input.data() + done, input.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int error = errno;
+            close(fd);
+            throw std::runtime_error(fmt::format("cannot hold a program's input ({})", std::strerror(error)));
+        }
+        done += std::size_t(n);
+    }
+    lseek(fd, 0, SEEK_SET);
+    return fd;
+}
+
+// Where the bytes read from one of the program's pipes go: kept up to a cap, or
+// handed on as they come.
+struct Channel {
+    std::string* text;
+    std::size_t cap;
+    bool* truncated;  // null: bytes past the cap are dropped unremarked
+    const std::function<void(std::string_view)>* stream;
+
+    void take(const char* data, std::size_t n) const {
+        if (stream) return (*stream)(std::string_view(data, n));
+        std::size_t keep = std::min(n, cap - std::min(cap, text->size()));
+        text->append(data, keep);
+        if (keep < n && truncated) *truncated = true;
+    }
+};
 
 }  // namespace
 
@@ -92,46 +130,70 @@ Finished spawn(const SpawnSpec& given) {
     env.insert(env.end(), spec.env.begin(), spec.env.end());
     auto argv = c_strings(args), envp = c_strings(env);
 
-    int out[2], rep[2] = {-1, -1};
-    if (pipe2(out, O_CLOEXEC) != 0 || (spec.report_pipe && pipe2(rep, O_CLOEXEC) != 0))
-        throw std::runtime_error(fmt::format("cannot create a pipe ({}): raise the open-file limit", std::strerror(errno)));
+    const int in = input_file(spec.input);
+    int out[2] = {-1, -1}, err[2] = {-1, -1}, rep[2] = {-1, -1};
+    auto close_all = [&] {
+        for (int fd : {in, out[0], out[1], err[0], err[1], rep[0], rep[1]})
+            if (fd >= 0) close(fd);
+    };
+    if (pipe2(out, O_CLOEXEC) != 0 || (spec.separate_stderr && pipe2(err, O_CLOEXEC) != 0) ||
+        (spec.report_pipe && pipe2(rep, O_CLOEXEC) != 0)) {
+        int error = errno;
+        close_all();
+        throw std::runtime_error(fmt::format("cannot create a pipe ({}): raise the open-file limit", std::strerror(error)));
+    }
     // The program opens the pipe by path (/dev/fd/3); a sandbox runs it as another uid.
     if (rep[1] >= 0) fchmod(rep[1], 0666);
     pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error(fmt::format("cannot fork ({}): too many processes?", std::strerror(errno)));
-    if (pid == 0) exec_child(spec, argv.data(), envp.data(), out[1], rep[1]);
+    if (pid < 0) {
+        int error = errno;
+        close_all();
+        throw std::runtime_error(fmt::format("cannot fork ({}): too many processes?", std::strerror(error)));
+    }
+    if (pid == 0)
+        exec_child(spec, argv.data(), envp.data(), spec.stdin_fd >= 0 ? spec.stdin_fd : in, out[1], err[1], rep[1]);
     setpgid(pid, pid);  // also here, so killpg works even before the child ran
-    close(out[1]);
-    if (rep[1] >= 0) close(rep[1]);
+    for (int fd : {in, out[1], err[1], rep[1]})
+        if (fd >= 0) close(fd);
 
     Finished f;
+    const Channel channels[3] = {{&f.output, spec.output_cap, &f.output_truncated, nullptr},
+                                 {&f.error_output, spec.output_cap, &f.error_output_truncated, nullptr},
+                                 {&f.report, kReportCap, nullptr, spec.on_report ? &spec.on_report : nullptr}};
+    struct pollfd fds[3] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}, {rep[0], POLLIN, 0}};
+    int open_fds = int(std::count_if(std::begin(fds), std::end(fds), [](const pollfd& p) { return p.fd >= 0; }));
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(spec.wall_seconds);
-    struct pollfd fds[2] = {{out[0], POLLIN, 0}, {rep[0], POLLIN, 0}};
-    int open_fds = rep[0] >= 0 ? 2 : 1;
     char buf[65536];
-    while (open_fds > 0) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            f.timed_out = true;
-            break;
-        }
-        int n = poll(fds, 2, int(std::min<long long>(left.count(), 1000)));
-        if (n < 0 && errno != EINTR) break;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            ssize_t got = read(fds[i].fd, buf, sizeof buf);
-            if (got <= 0) {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                --open_fds;
-                continue;
+    try {
+        if (spec.on_start) spec.on_start(pid);
+        while (open_fds > 0) {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0) {
+                f.timed_out = true;
+                break;
             }
-            std::string& sink = i == 0 ? f.output : f.report;
-            std::size_t cap = i == 0 ? spec.output_cap : kReportCap;
-            std::size_t keep = std::min<std::size_t>(std::size_t(got), cap - std::min(cap, sink.size()));
-            sink.append(buf, keep);
-            if (i == 0 && keep < std::size_t(got)) f.output_truncated = true;
+            int n = poll(fds, 3, int(std::min<long long>(left.count(), 1000)));
+            if (n < 0 && errno != EINTR) break;
+            for (int i = 0; i < 3; ++i) {
+                if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+                ssize_t got = read(fds[i].fd, buf, sizeof buf);
+                if (got <= 0) {
+                    close(fds[i].fd);
+                    fds[i].fd = -1;
+                    --open_fds;
+                    continue;
+                }
+                channels[i].take(buf, std::size_t(got));
+            }
         }
+    } catch (...) {
+        // A caller that gave up on the run (a trace it cannot use) leaves nothing running.
+        killpg(pid, SIGKILL);
+        for (auto& p : fds)
+            if (p.fd >= 0) close(p.fd);
+        while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+        throw;
     }
     // The pipes can close before the program exits (tar still waiting for
     // gzip): give it until the deadline to finish on its own.
@@ -153,6 +215,23 @@ Finished spawn(const SpawnSpec& given) {
     if (WIFEXITED(status)) f.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status) && !f.timed_out) f.signal = WTERMSIG(status);
     return f;
+}
+
+std::optional<std::string> find_executable(const std::string& command) {
+    if (command.find('/') != std::string::npos) {
+        if (access(command.c_str(), X_OK) == 0) return command;
+        return std::nullopt;
+    }
+    const char* path = std::getenv("PATH");
+    std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    while (true) {
+        const std::size_t colon = dirs.find(':');
+        std::string dir(dirs.substr(0, colon));
+        const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + command;
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+        if (colon == std::string_view::npos) return std::nullopt;
+        dirs.remove_prefix(colon + 1);
+    }
 }
 
 }  // namespace perflab

@@ -1,12 +1,17 @@
 // Running one untrusted program: its own process group, resource limits, no
 // network where the kernel allows it, a wall clock, capped output, and an
 // optional report pipe on fd 3 that only the program's own code (not what it
-// prints) can reach.
+// prints) can reach. Every child process perflab starts goes through here.
 #pragma once
 
-#include <cstddef>
-#include <string>
 #include <sys/resource.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace perflab {
@@ -26,9 +31,18 @@ struct SpawnSpec {
     std::vector<std::string> env;    // NAME=VALUE added to the grader's environment
     Limits limits;
     double wall_seconds = 60;
-    std::size_t output_cap = 256 * 1024;  // stdout and stderr together
+    std::size_t output_cap = 256 * 1024;  // stdout and stderr together (each, with separate_stderr)
+    bool separate_stderr = false;    // stderr goes to Finished::error_output instead of joining stdout
+    std::string input;               // the program's stdin; empty: /dev/null
+    int stdin_fd = -1;               // read as the program's stdin instead of input (a caller passing on its own)
     bool isolate_network = false;
     bool report_pipe = false;        // fd 3 is the write end of a pipe read into `report`
+    // With report_pipe: the report's bytes, in order, as they arrive, instead of
+    // into `report` and with no cap: a trace too large to hold is consumed as it comes.
+    std::function<void(std::string_view chunk)> on_report;
+    // Called in the parent once the program is forked, while it runs (to read its
+    // /proc entries from on_report, say).
+    std::function<void(pid_t)> on_start;
     bool fixed_addresses = false;    // no address-space randomisation: runs that must repeat exactly
     std::vector<int> inherit_fds;    // kept open at their numbers (>= 4) across exec: a sandbox's seccomp memfd
 };
@@ -44,12 +58,19 @@ struct Finished {
     bool timed_out = false;  // the wall clock ran out and the group was killed
     std::string output;   // stdout and stderr interleaved, at most output_cap bytes
     bool output_truncated = false;
-    std::string report;   // what arrived on the report pipe
+    std::string error_output;  // stderr, with separate_stderr only; at most output_cap bytes
+    bool error_output_truncated = false;
+    std::string report;   // what arrived on the report pipe, unless on_report took it
     bool exited_ok() const { return !timed_out && signal == 0 && exit_code == 0; }
     std::string describe() const;  // "exited with status 3", "was killed by signal 9 (Killed)", ...
 };
 
-// Throws std::runtime_error when the program cannot be started at all.
+// Throws std::runtime_error when the program cannot be started at all. An
+// exception from on_start or on_report kills the program's group and is rethrown.
 Finished spawn(const SpawnSpec& spec);
+
+// The path execvp would run for command (searched in PATH unless it holds a '/'),
+// or nothing when there is none: lets a caller name a missing tool before running it.
+std::optional<std::string> find_executable(const std::string& command);
 
 }  // namespace perflab

@@ -84,12 +84,7 @@ SlurmFileOptions read_slurm_options(const std::string& policy_file) {
 
 void require_slurm_tools() {
     for (const char* tool : {"sbatch", "squeue", "scontrol", "scancel"}) {
-        bool found = false;
-        std::string path = getenv("PATH") ? getenv("PATH") : "";
-        std::istringstream dirs(path);
-        for (std::string d; std::getline(dirs, d, ':');)
-            if (!d.empty() && access((fs::path(d) / tool).c_str(), X_OK) == 0) found = true;
-        if (!found)
+        if (!find_executable(tool))
             throw std::runtime_error(fmt::format("--slurm needs Slurm's {} on PATH: install slurm-client (apt-get install "
                                                  "slurm-client) on this host, or grade here without --slurm",
                                                  tool));

@@ -1,37 +1,23 @@
 #include "access_pattern.hpp"
 
 #include <elf.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
-#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <set>
 #include <unordered_map>
 
+#include "common/line_reader.hpp"
 #include "common/subprocess.hpp"
 
 namespace perflab {
 namespace {
 
 constexpr double kTraceSeconds = 120;
-
-std::optional<std::string> valgrind_path() {
-    const char* path = std::getenv("PATH");
-    std::string dirs = path ? path : "/usr/bin:/bin";
-    for (std::size_t at = 0; at <= dirs.size();) {
-        std::size_t end = dirs.find(':', at);
-        if (end == std::string::npos) end = dirs.size();
-        std::string candidate = dirs.substr(at, end - at) + "/valgrind";
-        if (access(candidate.c_str(), X_OK) == 0) return candidate;
-        at = end + 1;
-    }
-    return std::nullopt;
-}
 
 std::vector<unsigned char> read_all(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -124,7 +110,7 @@ private:
     std::vector<std::vector<std::uint64_t>> tags_;
 };
 
-std::uint64_t hex(const std::string& s, std::size_t& at) {
+std::uint64_t hex(std::string_view s, std::size_t& at) {
     std::uint64_t v = 0;
     for (; at < s.size() && std::isxdigit(static_cast<unsigned char>(s[at])); ++at)
         v = v * 16 + std::uint64_t(std::isdigit(static_cast<unsigned char>(s[at])) ? s[at] - '0' : (s[at] | 0x20) - 'a' + 10);
@@ -238,25 +224,9 @@ std::string describe_step(long step, int dim) {
 }
 
 std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTarget& t, const SimulatedCache& d1) {
-    auto valgrind = valgrind_path();
+    auto valgrind = find_executable("valgrind");
     if (!valgrind) return SimulationError{"valgrind is not installed: apt-get install valgrind"};
-    char tmpl[] = "/tmp/perflab-trace-XXXXXX";
-    if (!mkdtemp(tmpl)) return SimulationError{"cannot create a temporary directory for the access trace"};
-    const std::string dir = tmpl, trace = dir + "/trace";
-    struct Cleanup {
-        std::string dir;
-        ~Cleanup() { std::error_code ec; std::filesystem::remove_all(dir, ec); }
-    } cleanup{dir};
     const HostFunction& f = t.fn;
-    SpawnSpec spec = command({*valgrind, "--tool=lackey", "--trace-mem=yes", "-q", "--log-file=" + trace, t.host_exe,
-                              "--simulate",
-                              fmt::format("{}:{}:{}:1:{}", f.kernel == Kernel::rotate ? 0 : 1, f.variant, t.dim, f.arg)},
-                             kTraceSeconds);
-    spec.fixed_addresses = true;
-    Finished done = spawn(spec);
-    if (!done.exited_ok())
-        return SimulationError{fmt::format("'{}' under lackey {}", t.host_exe, done.describe())};
-
     const Code code(t.host_exe);
     const auto symbols = function_symbols(t.host_exe);
     const CodeSymbol* entry_sym = symbol_containing(symbols, t.entry);
@@ -268,16 +238,14 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
     std::uint64_t divisions = 0, calls = 0;
     bool in_call = false, done_call = false, after_call = false;
     long depth = 0;
-    std::ifstream in(trace);
-    std::string line;
-    while (!done_call && std::getline(in, line)) {
-        if (line.size() < 4 || line[0] == '=') continue;
+    auto take = [&](std::string_view line, bool) {
+        if (line.size() < 4 || line[0] == '=') return;
         if (line[0] == 'I') {
             std::size_t at = 1;
             while (at < line.size() && line[at] == ' ') ++at;
             const std::uint64_t addr = hex(line, at);
             if (!in_call) {
-                if (addr < t.entry || addr >= entry_end) continue;
+                if (addr < t.entry || addr >= entry_end) return;
                 in_call = true;
             }
             if (after_call) ++callee_entries[addr];
@@ -291,10 +259,27 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
             std::size_t at = 2;
             while (at < line.size() && line[at] == ' ') ++at;
             const std::uint64_t addr = hex(line, at);
-            std::uint32_t size = at < line.size() && line[at] == ',' ? std::uint32_t(std::atoi(line.c_str() + at + 1)) : 1;
+            std::uint32_t size = 1;
+            if (at < line.size() && line[at] == ',') std::from_chars(line.data() + at + 1, line.data() + line.size(), size);
             data.push_back({line[1], addr, std::max<std::uint32_t>(size, 1)});
         }
-    }
+    };
+    // The trace streams through the report pipe as valgrind writes it, never to
+    // disk; what follows the traced call is drained but not parsed.
+    LineReader trace(std::size_t{1} << 16, take);
+    SpawnSpec spec = command({*valgrind, "--tool=lackey", "--trace-mem=yes", "-q", fmt::format("--log-fd={}", kReportFd),
+                              t.host_exe, "--simulate",
+                              fmt::format("{}:{}:{}:1:{}", f.kernel == Kernel::rotate ? 0 : 1, f.variant, t.dim, f.arg)},
+                             kTraceSeconds);
+    spec.fixed_addresses = true;
+    spec.report_pipe = true;
+    spec.on_report = [&](std::string_view chunk) {
+        if (!done_call) trace.feed(chunk);
+    };
+    Finished done = spawn(spec);
+    if (!done.exited_ok())
+        return SimulationError{fmt::format("'{}' under lackey {}", t.host_exe, done.describe())};
+    if (!done_call) trace.finish();
     if (!in_call) return SimulationError{fmt::format("the access trace of '{}' never reached the traced function", t.host_exe)};
 
     AccessPattern p;

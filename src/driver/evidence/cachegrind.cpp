@@ -4,7 +4,6 @@
 
 #include "common/subprocess.hpp"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -87,15 +86,6 @@ SimulatedCache with_power_of_two_sets(SimulatedCache c) {
 std::optional<SimulatedCache> from_level(const CacheLevel* level) {
     if (!level || level->size_bytes == 0 || level->ways <= 0 || level->line_bytes <= 0) return std::nullopt;
     return SimulatedCache{level->size_bytes, level->ways, level->line_bytes};
-}
-
-std::optional<std::string> find_in_path(const std::string& program) {
-    const char* path = std::getenv("PATH");
-    for (const auto& dir : split(path ? path : "/usr/bin:/bin", ':')) {
-        std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-        if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-    return std::nullopt;
 }
 
 std::string last_line(const std::string& text) {
@@ -231,7 +221,7 @@ std::variant<CachegrindTotals, SimulationError> run_cachegrind(const std::vector
     for (const auto* c : {&geometry.D1, &geometry.LL})
         if (auto why = cachegrind_geometry_error(*c))
             return SimulationError{fmt::format("cache {} cannot be simulated: {}", describe(*c), *why)};
-    auto valgrind = find_in_path("valgrind");
+    auto valgrind = find_executable("valgrind");
     if (!valgrind) return SimulationError{"valgrind is not installed: apt-get install valgrind"};
     std::optional<ScratchDir> scratch;
     try {
