@@ -207,11 +207,12 @@ Unregistered unregistered_functions(const ExplainSetup& s, KernelHosts& hosts) {
     for (const auto& sym : function_symbols(hosts.reference().executable())) driver_own.insert(sym.name);
     const auto shaped = kernel_shaped_functions_of(hosts.student().executable());
     if (auto* none = std::get_if<NoDebugInfo>(&shaped)) out.why_uncalled = none->reason;
+    const auto student_symbols = function_symbols(hosts.student().executable());
     std::set<std::string> seen;
     for (const auto& kp : s.plan.kernels) {
         std::set<std::uint64_t> known{kp.graded_address};
         for (const auto& v : s.registry.of(kp.kernel)) known.insert(v.address);
-        for (const auto& sym : function_symbols(hosts.student().executable())) {
+        for (const auto& sym : student_symbols) {
             if (!named_like(sym.name, kp.kernel) || known.count(sym.start) || driver_own.count(sym.name) ||
                 !seen.insert(sym.name).second)
                 continue;
@@ -370,22 +371,21 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
             }
             const Variant& variant = kp.variants[v];
             const std::uint64_t entry = variant.index == Variant::kGraded ? kp.graded_address : variant.address;
+            const std::string symbol = variant.in_reference_host()
+                                           ? std::string()
+                                           : symbol_name_for(hosts.student().executable(), entry).value_or("");
             // A helper that some traced function runs is not a candidate of its own.
-            const bool helper = variant.index == Variant::kUnregistered &&
-                                reached.count(symbol_name_for(hosts.student().executable(), entry).value_or(""));
-            if (helper) continue;
+            if (variant.index == Variant::kUnregistered && reached.count(symbol)) continue;
             CacheFigures f = figures.of(d, kp.kernel, variant.index);
             if (variant.index == Variant::kGraded) e.graded_registered = false;
             std::optional<AccessPattern> p = pattern(k, v);
             if (p && !variant.in_reference_host()) reached.insert(p->executed.begin(), p->executed.end());
             if (!is_comparison(variant)) {
-                if (variant.index == Variant::kUnregistered)
-                    e.unregistered.push_back({symbol_name_for(hosts.student().executable(), entry).value_or(""),
-                                              e.result.variants.size()});
+                if (variant.index == Variant::kUnregistered) e.unregistered.push_back({symbol, e.result.variants.size()});
                 e.result.variants.push_back(results[k].variants[v]);
                 e.figures.push_back(std::move(f));
                 e.patterns.push_back(std::move(p));
-                e.symbols.push_back(symbol_name_for(hosts.student().executable(), entry).value_or(""));
+                e.symbols.push_back(symbol);
                 e.faults_per_call.push_back(d ? faults_of(hosts.student(), variant, dims[k], s.plan.timeout_seconds)
                                               : std::nullopt);
                 std::vector<DimCheck> checks;
