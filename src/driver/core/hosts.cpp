@@ -53,14 +53,19 @@ HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second)
     clock_getres(CLOCK_PROCESS_CPUTIME_ID, &res);
     t.clock_resolution_ns = std::uint64_t(res.tv_sec) * 1'000'000'000u + std::uint64_t(res.tv_nsec);
     reference.layout(8);
+    t.call_overhead_ns = least_empty_call_ns(reference, 200, [] {});
+    return t;
+}
+
+std::uint64_t least_empty_call_ns(KernelHost& reference, int calls, const std::function<void()>& before) {
     std::uint64_t least = UINT64_MAX;
-    for (int i = 0; i < 200; ++i) {
+    for (int i = 0; i < calls; ++i) {
+        before();
         HostCall c = reference.call({Kernel::rotate, HostFunction::kNothing}, 10);
         if (!c.outcome.ok()) throw HostError("the driver's reference host failed an empty call: rebuild with make");
         least = std::min(least, c.cpu_ns);
     }
-    t.call_overhead_ns = least;
-    return t;
+    return least;
 }
 
 }  // namespace perflab

@@ -4,6 +4,8 @@
 // the report's cycles lives here too, measured on the reference host.
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -40,5 +42,9 @@ private:
 // The floor of an empty call's host CPU time (many calls, the least), and the
 // TSC rate that turns nanoseconds into the report's cycles.
 HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second);
+
+// The least host CPU time of `calls` empty calls on the driver's reference host, each
+// after `before` (nothing, or a sample's preparation). Throws HostError.
+std::uint64_t least_empty_call_ns(KernelHost& reference, int calls, const std::function<void()>& before);
 
 }  // namespace perflab

@@ -82,18 +82,11 @@ Runner::Runner(const Plan& plan, MeasuringTools tools) : plan_(plan), tools_(too
 // at 256, 8.1 at 512), and a warm figure would be charged to small kernels.
 std::uint64_t Runner::call_overhead_ns(int dim) {
     if (auto it = overheads_.find(dim); it != overheads_.end()) return it->second;
-    constexpr int kCalls = 30;
-    KernelHost& reference = tools_.hosts.reference();
-    Trial trial(reference, dim);
-    std::uint64_t least = UINT64_MAX;
-    for (int i = 0; i < kCalls; ++i) {
-        trial.prepare(tools_.inputs);
-        tools_.clearer.clear();
-        const HostCall c = trial.run({Kernel::rotate, HostFunction::kNothing}, plan_.timeout_seconds);
-        if (!c.outcome.ok()) throw HostError("the driver's reference host failed an empty call: rebuild with make");
-        least = std::min(least, c.cpu_ns);
-    }
-    return overheads_[dim] = least;
+    Trial trial(tools_.hosts.reference(), dim);
+    return overheads_[dim] = least_empty_call_ns(tools_.hosts.reference(), 30, [&] {
+               trial.prepare(tools_.inputs);
+               tools_.clearer.clear();
+           });
 }
 
 KernelHost& Runner::host_for(const Variant& v) {
