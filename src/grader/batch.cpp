@@ -1,5 +1,7 @@
 #include "batch.hpp"
 
+#include <chrono>
+
 #include <unistd.h>
 
 #include <ctime>
@@ -77,7 +79,10 @@ int run_batch(const BatchSettings& s) {
     grade.build.library_names = &library_names;
     // Baseline file names carry the start time, so a resumed batch never
     // overwrites a baseline that earlier records point to.
-    const std::string stamp = std::to_string(std::time(nullptr));
+    // Nanoseconds: a batch killed and resumed within one second must not write its
+    // baseline over the killed run's.
+    const std::string stamp = std::to_string(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
     std::string baseline = s.fixed_baseline ? fs::absolute(*s.fixed_baseline).string() : "";
     auto recalibrate = [&](std::size_t graded) {
         if (s.fixed_baseline) return;

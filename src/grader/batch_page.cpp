@@ -38,7 +38,7 @@ json records_in_grading_order(const std::string& path) {
     return out;
 }
 
-// baselines/STAMP-AFTER.toml: the start time of the grader process and how many
+// baselines/STAMP-AFTER.toml: the start time of the grader process (ns) and how many
 // hand-ins it had graded, which orders them in time across resumes.
 json baselines_in_time_order(const std::string& dir) {
     std::vector<std::tuple<long long, long long, std::string>> found;
