@@ -2,7 +2,7 @@
 #
 # Each part of the project has its own fragment (src/driver/driver.mk, probe/*.mk, ...);
 # this file holds only what they share: tools, flags, the dependency check and the
-# test aggregation.
+# test aggregation. How files compile is mk/compile.mk, shared with the handout.
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
@@ -17,23 +17,23 @@ B        := build
 include mk/lab.mk
 KCFLAGS  ?= $(LAB_KCFLAGS)
 KERNELS  ?= kernels/kernels.c
+KERNELS_CPPFLAGS := -Ikernels -I$(dir $(KERNELS))
 CXXFLAGS ?= -O2 -g -Wall -Wextra
-PERFLAB_CXXFLAGS := -std=c++20 $(CXXFLAGS) -Isrc -I$(B)/gen -Ikernels -Ireference -Iprobe -MMD -MP
-PERFLAB_LDLIBS   := -lfmt -lpfm -lsodium -lseccomp -larchive -lm -pthread
+# perflab's tree is this directory; make writes the generated sources under build/.
+PL       :=
+GEN      := $(B)/gen
+DEFS_DIR := kernels
+PERFLAB_INCLUDES := -Iprobe
 
 # Debian packages (mk/lab.mk); mk/deps.sh installs the missing ones or prints the command.
 DEPS_PACKAGES := $(LAB_DRIVER_PACKAGES) $(LAB_PFM_PACKAGE) $(LAB_GRADER_PACKAGES) $(LAB_PAGE_PACKAGES)
 TEST_PACKAGES := $(LAB_TEST_PACKAGES)
-DEPS_STAMP := $(B)/.deps-ok
+
+include mk/compile.mk mk/generated.mk
 
 .PHONY: print-packages
 print-packages:
 	@echo $(DEPS_PACKAGES) $(TEST_PACKAGES)
-
-$(DEPS_STAMP): mk/deps.sh mk/lab.mk
-	@mkdir -p $(B)
-	@mk/deps.sh $(DEPS_PACKAGES)
-	@touch $@
 
 # After the build's: two apt-gets at once would fight over dpkg's lock.
 $(B)/.test-deps-ok: mk/deps.sh $(DEPS_STAMP)
@@ -44,40 +44,20 @@ $(B)/.test-deps-ok: mk/deps.sh $(DEPS_STAMP)
 .PHONY: deps
 deps: $(DEPS_STAMP) $(B)/.test-deps-ok
 
-# The lab's settings for C++, from mk/lab.mk.
-LAB_HEADER := $(B)/gen/lab_settings.hpp
-$(LAB_HEADER): mk/lab.mk
-	@mkdir -p $(dir $@)
-	@{ echo '// Written by make from mk/lab.mk: edit that file, not this one.'; \
-	   echo '#pragma once'; \
-	   echo 'namespace perflab {'; \
-	   echo 'inline constexpr const char* kLabKcflags = "$(LAB_KCFLAGS)";'; \
-	   echo 'inline constexpr int kLabDims[] = {$(subst $(eval) ,$(comma) ,$(strip $(LAB_DIMS)))};'; \
-	   echo '}  // namespace perflab'; } > $@.tmp && mv $@.tmp $@
-comma := ,
-
-# Generic rules: every C++ source under the tree compiles to build/obj/<path>.o.
-$(B)/obj/%.o: %.cpp | $(DEPS_STAMP) $(LAB_HEADER)
-	@mkdir -p $(dir $@)
-	$(CXX) $(PERFLAB_CXXFLAGS) -c $< -o $@
-
-# C sources that are kernels (reference/) get exactly the student's flags.
-$(B)/obj/%.o: %.c | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -Ikernels -Ireference -c $< -o $@
-
 ALL_TARGETS :=
 TEST_BINARIES :=
-# What the fragments build for each other: the driver, and the runtime every kernel
-# host is linked with (src/driver/driver.mk builds both).
-DRIVER_BIN   := driver
-HOST_RUNTIME := $(B)/host-runtime.o
 
 # Each fragment adds its own targets; tests.mk comes last because it links what the
 # others put in TEST_LIBS.
-# In the order they use each other's variables: the reference kernels, then the driver
-# and hosts built from them, the grader, the probes, the handout, the benches, the tests.
-include reference/reference.mk src/driver/driver.mk src/grader/grader.mk probe/hierarchy.mk probe/cachesim.mk \
+# In the order they use each other's variables: the driver and hosts (shared with the
+# handout, so it adds to nothing itself), the reference kernels, the grader, the
+# probes, the handout, the benches, the tests.
+include src/driver/driver.mk reference/reference.mk
+ALL_TARGETS += $(DRIVER_BIN) kernel-host reference-host
+TEST_LIBS   += $(DRIVER_LIB)
+# The grader reads hand-in archives too.
+PERFLAB_LDLIBS := $(DRIVER_LDLIBS) -larchive
+include src/grader/grader.mk probe/hierarchy.mk probe/cachesim.mk \
         handout/handout.mk bench/bench.mk bench/reference_timing.mk tests/tests.mk
 
 .PHONY: all clean
@@ -85,5 +65,3 @@ all: $(ALL_TARGETS)
 
 clean:
 	rm -rf $(B) driver kernel-host reference-host grader cacheprobe mountain cachesim  # the binaries, not src/
-
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -7,8 +7,6 @@ $(REFERENCE_TIMING): $(B)/obj/bench/reference_timing.o $(REFERENCE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $^ -o $@
 
-$(B)/obj/bench/reference_timing.o: KCFLAGS += -Ireference
-
 .PHONY: bench-reference-timing
 bench-reference-timing: $(REFERENCE_TIMING)
 	taskset -c 1 $(REFERENCE_TIMING)

@@ -9,12 +9,15 @@
 #   make handout HANDOUT_TAR=path            writes it elsewhere
 
 HANDOUT_TAR    ?= $(B)/perflab-handout.tar
-# Every source the repository builds the driver and the kernel hosts from (the
-# reference host's kernels file is built without the reference kernels there).
-HANDOUT_DRIVER := $(DRIVER_SOURCES) $(B)/gen/report_assets.cpp $(wildcard src/common/*.hpp src/driver/*/*.hpp src/host/*.c src/host/*.h)
+# Every source the repository builds the driver and the kernel hosts from, with the
+# rules it builds them by (the reference host is built without the reference kernels
+# there), and the sources make generated for them.
+HANDOUT_DRIVER := $(filter-out $(GEN)/%,$(DRIVER_SOURCES)) src/driver/driver.mk \
+                  $(wildcard src/common/*.hpp src/driver/*/*.hpp src/host/*.c src/host/*.h)
+HANDOUT_GENERATED := $(LAB_HEADER) $(GEN)/report_assets.cpp
 HANDOUT_ORACLE := reference/naive.c reference/oracle.h reference/speed_of_light.c
 HANDOUT_FILES  := handout/Makefile handout/README handout/team.c \
-                  handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-host.sh mk/host-exports mk/lab.mk mk/lab-setting.sh
+                  handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-host.sh mk/host-exports mk/lab.mk mk/lab-setting.sh mk/compile.mk
 
 # Rewritten when BASELINE or POLICY changes, so that the tarball is rebuilt.
 $(HANDOUT_TAR).bake: FORCE
@@ -22,9 +25,9 @@ $(HANDOUT_TAR).bake: FORCE
 	@printf '%s\n' '$(abspath $(BASELINE))' '$(abspath $(POLICY))' | cmp -s - $@ || \
 	    printf '%s\n' '$(abspath $(BASELINE))' '$(abspath $(POLICY))' > $@
 
-$(HANDOUT_TAR): $(HANDOUT_FILES) $(HANDOUT_DRIVER) $(HANDOUT_ORACLE) $(LAB_HEADER) $(BASELINE) $(POLICY) $(HANDOUT_TAR).bake
+$(HANDOUT_TAR): $(HANDOUT_FILES) $(HANDOUT_DRIVER) $(HANDOUT_GENERATED) $(HANDOUT_ORACLE) $(BASELINE) $(POLICY) $(HANDOUT_TAR).bake
 	@echo "handout/make-handout.sh $@$(if $(BASELINE), BASELINE=$(BASELINE))$(if $(POLICY), POLICY=$(POLICY))"
-	@HANDOUT_DRIVER='$(HANDOUT_DRIVER)' HANDOUT_ORACLE='$(HANDOUT_ORACLE)' LAB_HEADER='$(LAB_HEADER)' \
+	@HANDOUT_DRIVER='$(HANDOUT_DRIVER)' HANDOUT_ORACLE='$(HANDOUT_ORACLE)' HANDOUT_GENERATED='$(HANDOUT_GENERATED)' \
 	BASELINE='$(BASELINE)' POLICY='$(POLICY)' handout/make-handout.sh $@
 
 .PHONY: handout

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Writes the student handout tarball (see handout/handout.mk).
 #   handout/make-handout.sh OUTPUT.tar
-# Environment: HANDOUT_DRIVER (the driver's C++ sources and headers), LAB_HEADER
-# (the lab's settings as C++, written by make from mk/lab.mk),
+# Environment: HANDOUT_DRIVER (the driver's sources, headers and driver.mk),
+# HANDOUT_GENERATED (the sources make wrote: the lab's settings as C++, the pages' assets),
 # HANDOUT_ORACLE (the naive oracle's C files), BASELINE and POLICY (optional
 # files to bake in as baseline.toml / policy.toml).
 # Layout, all at the top of the archive:
 #   kernels.c defs.h Makefile README [baseline.toml] [policy.toml]
-#   perflab/src/        the driver's and the kernel hosts' sources
+#   perflab/src/        the driver's and the kernel hosts' sources, and driver.mk
+#   perflab/gen/        the generated sources
 #   perflab/reference/  naive.c oracle.h speed_of_light.c (the oracle only)
-#   perflab/mk/         deps.sh link-host.sh host-exports
+#   perflab/mk/         compile.mk deps.sh link-host.sh host-exports lab.mk
 #   perflab/team.c      the team-name stub of make handin
 #   perflab/config.mk   what is baked in
 set -euo pipefail
@@ -31,9 +32,9 @@ for f in $HANDOUT_DRIVER; do
   put 644 "perflab/src/$(dirname "$rel")" "$f"
 done
 put 644 perflab/reference $HANDOUT_ORACLE
-put 644 perflab/src "$LAB_HEADER"
+put 644 perflab/gen $HANDOUT_GENERATED
 put 755 perflab/mk mk/deps.sh mk/link-host.sh mk/lab-setting.sh
-put 644 perflab/mk mk/host-exports mk/lab.mk
+put 644 perflab/mk mk/host-exports mk/lab.mk mk/compile.mk
 put 644 perflab handout/team.c
 
 # A baked baseline must cover the dimensions students' ./driver runs by default

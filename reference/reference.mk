@@ -8,7 +8,6 @@ REFERENCE_OBJECTS   := $(patsubst %.c,$(B)/obj/%.o,$(REFERENCE_SOURCES))
 REFERENCE_SOLUTIONS := reference/solutions.c
 REFERENCE_LIB       := $(B)/lib/libreference.a
 
-$(B)/obj/reference/%.o: KCFLAGS += -Ireference
 $(REFERENCE_OBJECTS): reference/reference.h kernels/defs.h
 
 $(REFERENCE_LIB): $(REFERENCE_OBJECTS)
@@ -16,6 +15,11 @@ $(REFERENCE_LIB): $(REFERENCE_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
 
 TEST_LIBS += $(REFERENCE_LIB)
+
+# The reference host (src/driver/driver.mk) registers every reference variant beside
+# the driver's own functions.
+$(B)/obj/reference/reference_registration.o: KCFLAGS += -Isrc/host
+reference-host: $(B)/obj/reference/reference_registration.o $(REFERENCE_OBJECTS)
 
 # The solutions host: solutions.c plays the student, so every reference variant is
 # registered, checked and timed exactly as a hand-in is. `make run` is the

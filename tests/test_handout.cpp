@@ -175,6 +175,11 @@ TEST_CASE("the handout holds the student's files, the driver's sources and the o
     CHECK(read_file(dir + "/defs.h") == read_file(repo("kernels/defs.h")));
     CHECK(read_file(dir + "/perflab/mk/link-host.sh") == read_file(repo("mk/link-host.sh")));
     CHECK(read_file(dir + "/perflab/mk/deps.sh") == read_file(repo("mk/deps.sh")));
+    // One build of the driver: the handout's Makefile includes the repository's own rules.
+    CHECK(read_file(dir + "/perflab/mk/compile.mk") == read_file(repo("mk/compile.mk")));
+    CHECK(read_file(dir + "/perflab/src/driver/driver.mk") == read_file(repo("src/driver/driver.mk")));
+    CHECK(read_file(dir + "/Makefile").find("include $(P)/mk/compile.mk $(P)/src/driver/driver.mk") !=
+          std::string::npos);
     auto grep = sh("grep -rlE 'ref_(rotate|smooth)_' " + q(dir));
     CHECK(grep.out.empty());
 }
