@@ -509,12 +509,19 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
     CHECK(records.size() == hostile.size() + 2);
     CHECK(gradebook_statuses(test::read_file(out + "/gradebook.csv")).size() == hostile.size() + 2);
 
-    // No hand-in earns more than its naive kernels earn; those that did not run cleanly earn nothing.
+    // No hand-in earns more than its naive kernels earn. A kernel that did not run cleanly
+    // earns nothing; the other keeps what its own work earned (docs/grader.md, Scoring),
+    // so stack_walk, whose rotate may walk off its stack and crash, keeps its smooth's points.
     for (const auto& id : hostile) {
         INFO(id << ": " << records[id].dump());
         REQUIRE(records.count(id));
-        CHECK(records[id]["total"].get<double>() <= earned);
-        if (records[id]["status"] != "ok") CHECK(records[id]["total"].get<double>() == 0.0);
+        const auto& r = records[id];
+        CHECK(r["total"].get<double>() <= earned);
+        for (const char* kernel : {"rotate", "smooth"}) {
+            INFO(kernel);
+            if (r[std::string(kernel) + "_speedup"].is_null()) CHECK(r[std::string(kernel) + "_points"].get<double>() == 0.0);
+        }
+        CHECK(r["total"].get<double>() == r["rotate_points"].get<double>() + r["smooth_points"].get<double>());
     }
     const std::map<std::string, std::string> expected = {
         {"include_shadow", "compile-error"}, {"incbin_secret", "compile-error"}, {"include_devzero", "compile-error"},
