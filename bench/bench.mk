@@ -30,7 +30,17 @@ bench:
 # 10% at 64). The in-process timer registers reference/solutions.c itself.
 ENGINE_COMPARE := $(B)/bench/engine_compare
 $(B)/obj/bench/engine_compare.o: PERFLAB_CXXFLAGS += -Ikernels
-$(ENGINE_COMPARE): $(B)/obj/bench/engine_compare.o $(B)/obj/reference/solutions.o $(REFERENCE_LIB) $(DRIVER_LIB)
+# The in-process side links the variants' code page-aligned too, as every host does,
+# so both sides run each variant from the same places (mk/align-text.sh).
+ENGINE_ALIGNED := $(B)/bench/engine-aligned
+$(ENGINE_ALIGNED)/%: $(B)/obj/reference/% mk/align-text.sh
+	@mkdir -p $(@D)
+	mk/align-text.sh $< $@
+$(ENGINE_ALIGNED)/libreference.a: $(REFERENCE_LIB) mk/align-text.sh
+	@mkdir -p $(@D)
+	mk/align-text.sh $< $@
+$(ENGINE_COMPARE): $(B)/obj/bench/engine_compare.o $(ENGINE_ALIGNED)/solutions.o $(ENGINE_ALIGNED)/libreference.a \
+                   $(DRIVER_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(filter %.o %.a,$^) $(PERFLAB_LDLIBS) -o $@
 
@@ -58,9 +68,9 @@ define link_bench_host
 	$(CC) $(KCFLAGS) -Ikernels -I$(dir $<) -c $< -o $@.o
 	KCFLAGS='$(KCFLAGS)' mk/link-host.sh $@ $(HOST_RUNTIME) $< $@.o
 endef
-$(BENCH_HOSTS)/%: bench/corpus/%.c kernels/defs.h $(HOST_RUNTIME) mk/link-host.sh
+$(BENCH_HOSTS)/%: bench/corpus/%.c kernels/defs.h $(HOST_RUNTIME) $(LINK_HOST)
 	$(link_bench_host)
-$(BENCH_HOSTS)/stock: kernels/kernels.c kernels/defs.h $(HOST_RUNTIME) mk/link-host.sh
+$(BENCH_HOSTS)/stock: kernels/kernels.c kernels/defs.h $(HOST_RUNTIME) $(LINK_HOST)
 	$(link_bench_host)
 
 .PHONY: bench-fairness

@@ -17,7 +17,7 @@ HANDOUT_DRIVER := $(filter-out $(GEN)/%,$(DRIVER_SOURCES)) src/driver/driver.mk 
 HANDOUT_GENERATED := $(LAB_HEADER) $(GEN)/report_assets.cpp
 HANDOUT_ORACLE := reference/naive.c reference/oracle.h reference/speed_of_light.c
 HANDOUT_FILES  := handout/Makefile handout/README handout/team.c \
-                  handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-host.sh mk/host-exports mk/lab.mk mk/lab-setting.sh mk/compile.mk
+                  handout/make-handout.sh handout/handout.mk kernels/kernels.c kernels/defs.h mk/deps.sh mk/link-host.sh mk/align-text.sh mk/host-exports mk/lab.mk mk/lab-setting.sh mk/compile.mk
 
 # Rewritten when BASELINE or POLICY changes, so that the tarball is rebuilt.
 $(HANDOUT_TAR).bake: FORCE

@@ -10,7 +10,7 @@
 #   perflab/src/        the driver's and the kernel hosts' sources, and driver.mk
 #   perflab/gen/        the generated sources
 #   perflab/reference/  naive.c oracle.h speed_of_light.c (the oracle only)
-#   perflab/mk/         compile.mk deps.sh link-host.sh host-exports lab.mk
+#   perflab/mk/         compile.mk deps.sh link-host.sh align-text.sh host-exports lab.mk
 #   perflab/team.c      the team-name stub of make handin
 #   perflab/config.mk   what is baked in
 set -euo pipefail
@@ -33,7 +33,7 @@ for f in $HANDOUT_DRIVER; do
 done
 put 644 perflab/reference $HANDOUT_ORACLE
 put 644 perflab/gen $HANDOUT_GENERATED
-put 755 perflab/mk mk/deps.sh mk/link-host.sh mk/lab-setting.sh
+put 755 perflab/mk mk/deps.sh mk/link-host.sh mk/align-text.sh mk/lab-setting.sh
 put 644 perflab/mk mk/host-exports mk/lab.mk mk/compile.mk
 put 644 perflab handout/team.c
 

@@ -38,5 +38,15 @@ $CC -c "$work/build_info.c" -o "$work/build_info.o"
 # The build info joins the runtime and goes local with it: a kernels file may use any name.
 ld -r "$runtime" "$work/build_info.o" -o "$work/runtime.o"
 objcopy --keep-global-symbols="$(dirname "$0")/host-exports" "$work/runtime.o"
-$CC -static -no-pie "$work/runtime.o" "$@" -lm -pthread -o "$out.tmp"
+# Each kernels object's code starts on a page of its own (mk/align-text.sh).
+linked=()
+for a in "$@"; do
+  if [[ $a == *.o ]]; then
+    linked+=("$work/${#linked[@]}-$(basename "$a")")
+    "$(dirname "$0")/align-text.sh" "$a" "${linked[-1]}"
+  else
+    linked+=("$a")
+  fi
+done
+$CC -static -no-pie "$work/runtime.o" "${linked[@]}" -lm -pthread -o "$out.tmp"
 mv -f "$out.tmp" "$out"

@@ -28,7 +28,7 @@ SOLUTIONS_HOST := $(B)/solutions-host
 
 $(B)/obj/reference/solutions.o: $(REFERENCE_SOLUTIONS) reference/reference.h reference/variants.def kernels/defs.h
 
-$(SOLUTIONS_HOST): $(B)/obj/reference/solutions.o $(REFERENCE_OBJECTS) $(HOST_RUNTIME) mk/link-host.sh
+$(SOLUTIONS_HOST): $(B)/obj/reference/solutions.o $(REFERENCE_OBJECTS) $(HOST_RUNTIME) $(LINK_HOST)
 	KCFLAGS='$(KCFLAGS)' mk/link-host.sh $@ $(HOST_RUNTIME) $(REFERENCE_SOLUTIONS) \
 	    $(B)/obj/reference/solutions.o $(REFERENCE_OBJECTS)
 

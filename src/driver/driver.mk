@@ -20,6 +20,8 @@ DRIVER_LIB     := $(B)/lib/libperflab.a
 DRIVER_MAIN    := $(B)/obj/$(PL)src/driver/cli/main.o
 DRIVER_BIN     := driver
 HOST_RUNTIME   := $(B)/host-runtime.o
+# What links a host: prerequisites of every host, so a change relinks them all.
+LINK_HOST      := $(PL)mk/link-host.sh $(PL)mk/align-text.sh
 
 ifneq ($(filter 1 yes,$(NO_LIBPFM)),)
 PFM_DEFS := -DPERFLAB_NO_LIBPFM
@@ -64,12 +66,12 @@ $(B)/kernels.o: $(KERNELS) $(DEFS_DIR)/defs.h $(B)/values/kernels $(B)/values/cc
 	@mkdir -p $(@D)
 	$(CC) $(strip $(KCFLAGS) $(KERNELS_CPPFLAGS)) -c $(KERNELS) -o $@
 
-kernel-host: $(B)/kernels.o $(HOST_RUNTIME) $(PL)mk/link-host.sh
+kernel-host: $(B)/kernels.o $(HOST_RUNTIME) $(LINK_HOST)
 	CC='$(CC)' KCFLAGS='$(KCFLAGS)' bash $(PL)mk/link-host.sh $@ $(HOST_RUNTIME) $(KERNELS) $(B)/kernels.o
 
 # The reference host plays a kernels file that registers the driver's own functions
 # (the repository adds the reference kernels to its prerequisites).
 reference-host: $(B)/obj/$(PL)src/host/reference_kernels.o $(B)/obj/$(PL)reference/naive.o \
-                $(B)/obj/$(PL)reference/speed_of_light.o $(HOST_RUNTIME) $(PL)mk/link-host.sh
+                $(B)/obj/$(PL)reference/speed_of_light.o $(HOST_RUNTIME) $(LINK_HOST)
 	CC='$(CC)' KCFLAGS='$(KCFLAGS)' bash $(PL)mk/link-host.sh $@ $(HOST_RUNTIME) $(PL)src/host/reference_kernels.c \
 	    $(filter-out $(HOST_RUNTIME),$(filter %.o,$^))

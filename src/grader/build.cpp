@@ -40,8 +40,9 @@ Toolkit prepare_toolkit(const Layout& layout, const HandinDirs& dirs) {
     copy(layout.include_dir + "/defs.h", t.include_dir + "/defs.h");
     t.link_script = t.dir + "/link-host.sh";
     copy(layout.link_script, t.link_script);
-    // link-host.sh finds the export list beside itself.
-    copy((fs::path(layout.link_script).parent_path() / "host-exports").string(), t.dir + "/host-exports");
+    // link-host.sh finds the export list and the code aligner beside itself.
+    for (const char* helper : {"host-exports", "align-text.sh"})
+        copy((fs::path(layout.link_script).parent_path() / helper).string(), t.dir + "/" + helper);
     t.host_runtime = t.dir + "/host-runtime.o";
     copy(layout.host_runtime, t.host_runtime);
     for (const auto& d : {t.dir, t.include_dir}) fs::permissions(d, fs::perms(0755));

@@ -1,6 +1,7 @@
 #include "kernel_host.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/close_range.h>
 #include <linux/futex.h>
 #include <sys/prctl.h>
@@ -19,6 +20,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/proc_stat.hpp"
 #include "host/host_protocol.h"
 
 namespace perflab {
@@ -189,7 +191,7 @@ void KernelHost::read_registration() {
         Kernel k = v.kernel == 0 ? Kernel::rotate : Kernel::smooth;
         registration_.variants.push_back({k, per_kernel[v.kernel == 0 ? 0 : 1]++, v.address, text_of(v.description).text});
     }
-    last_cpu_ns_ = cpu_ns();
+    last_cpu_ns_ = settled_cpu_ns();
 }
 
 KernelHost::Wait KernelHost::wait_reply(std::uint32_t target, unsigned timeout_seconds) {
@@ -217,6 +219,20 @@ KernelHost::Wait KernelHost::command(unsigned timeout_seconds) {
     return wait_reply(request, timeout_seconds);
 }
 
+std::uint64_t KernelHost::settled_cpu_ns() const {
+    // The host shares the driver's CPU, and its reply wakes the driver, which may run
+    // before the host is back asleep: the host's last steps would then be charged to
+    // the next command, by a varying amount. Yield to it until it sleeps, so that every
+    // reading falls at the same point of its loop. (A host that never sleeps is charged
+    // its spinning anyway; the bound only keeps the driver from waiting on it.)
+    for (int i = 0; i < 1000; ++i) {
+        const auto stat = read_proc_stat(host_pid_);
+        if (!stat || stat->state != 'R') break;
+        sched_yield();
+    }
+    return cpu_ns();
+}
+
 std::uint64_t KernelHost::cpu_ns() const {
     clockid_t id;
     timespec ts{};
@@ -239,7 +255,7 @@ void KernelHost::layout(int dim) {
     dim_ = dim;
     src_ = {control_->src.region, control_->src.region_bytes, control_->src.pixels};
     dst_ = {control_->dst.region, control_->dst.region_bytes, control_->dst.pixels};
-    last_cpu_ns_ = cpu_ns();
+    last_cpu_ns_ = settled_cpu_ns();
 }
 
 namespace {
@@ -282,7 +298,7 @@ HostCall KernelHost::call(const HostFunction& fn, unsigned timeout_seconds) {
                 throw HostError(fmt::format("the kernel host has no {} variant {}: it registered other functions "
                                             "than at its start",
                                             kernel_name(fn.kernel), fn.variant));
-            const std::uint64_t now = cpu_ns();
+            const std::uint64_t now = settled_cpu_ns();
             out.cpu_ns = now - last_cpu_ns_;
             last_cpu_ns_ = now;
             return out;

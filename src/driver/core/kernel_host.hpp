@@ -128,6 +128,7 @@ private:
     Wait command(unsigned timeout_seconds);
     Wait wait_reply(std::uint32_t target, unsigned timeout_seconds);
     std::uint64_t cpu_ns() const;
+    std::uint64_t settled_cpu_ns() const;
     CallOutcome death_outcome();
     void kill_host();
 

@@ -1,28 +1,13 @@
 #include "page_faults.hpp"
 
-#include <fmt/format.h>
-
-#include <fstream>
-#include <sstream>
-#include <string>
+#include "common/proc_stat.hpp"
 
 namespace perflab {
 
 std::optional<std::uint64_t> page_faults(pid_t pid) {
-    std::ifstream in(fmt::format("/proc/{}/stat", pid));
-    std::string line;
-    if (!std::getline(in, line)) return std::nullopt;
-    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
-    const auto close = line.rfind(')');
-    if (close == std::string::npos) return std::nullopt;
-    std::istringstream fields(line.substr(close + 1));
-    std::string state;
-    long long ppid, pgrp, session, tty, tpgid;
-    unsigned flags;
-    std::uint64_t minflt, cminflt, majflt;
-    if (!(fields >> state >> ppid >> pgrp >> session >> tty >> tpgid >> flags >> minflt >> cminflt >> majflt))
-        return std::nullopt;
-    return minflt + majflt;
+    const auto stat = read_proc_stat(pid);
+    if (!stat) return std::nullopt;
+    return stat->minor_faults + stat->major_faults;
 }
 
 std::optional<double> page_faults_per_call(KernelHost& host, const HostFunction& fn, int dim, unsigned timeout_seconds,
