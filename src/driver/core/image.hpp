@@ -36,6 +36,10 @@ public:
 
     void upload();    // canaries and pixels to the host
     void download();  // pixels and the canary windows back
+    // Reads the host's pixels through a small scratch buffer, so that they, and not
+    // the driver's copy, are what this CPU's caches hold, as a caller's freshly
+    // written images would be.
+    void warm();
     std::size_t damaged_canary_before() const;
     std::size_t damaged_canary_after() const;
 
