@@ -3,7 +3,12 @@
 // depend on this machine, and the counters' unavailable path on a VM without PMU.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "common/proc_stat.hpp"
 #include "harness.hpp"
 
 using namespace perflab::test;
@@ -94,4 +99,38 @@ TEST_CASE("software events are counted through libpfm4 around each timed call", 
     // The images were touched before the timed call: it takes no page fault.
     CHECK(counters["perf::PAGE-FAULTS/px"] == 0);
     CHECK_THAT(r.out, Catch::Contains("perf::PAGE-FAULTS/px\t0.00"));
+}
+
+TEST_CASE("/proc/PID/stat read from outside: a sleeper's state, a running process's, faults that grow",
+          "[driver][evidence]") {
+    // The driver learns from this line when a host is back asleep (so its clock can be
+    // read) and how many pages it faulted: a wrong field would shift both silently.
+    const auto self = perflab::read_proc_stat(getpid());
+    REQUIRE(self);
+    CHECK(self->state == 'R');  // reading it, we run
+    const std::size_t bytes = 64 * 4096;
+    auto* p = static_cast<volatile char*>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    REQUIRE(p != MAP_FAILED);
+    madvise(const_cast<char*>(p), bytes, MADV_NOHUGEPAGE);  // one fault a page, whatever THP says
+    for (std::size_t at = 0; at < bytes; at += 4096) p[at] = 1;
+    const auto after = perflab::read_proc_stat(getpid());
+    REQUIRE(after);
+    CHECK(after->minor_faults + after->major_faults >= self->minor_faults + self->major_faults + 64);
+    munmap(const_cast<char*>(p), bytes);
+
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    char state = '?';
+    for (int i = 0; i < 200 && state != 'S'; ++i) {
+        usleep(5000);
+        if (auto s = perflab::read_proc_stat(child)) state = s->state;
+    }
+    CHECK(state == 'S');
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    CHECK_FALSE(perflab::read_proc_stat(child));  // gone
 }
