@@ -54,7 +54,7 @@ TEST_BINARIES :=
 # probes, the handout, the benches, the tests.
 include src/driver/driver.mk reference/reference.mk
 ALL_TARGETS += $(DRIVER_BIN) kernel-host reference-host
-TEST_LIBS   += $(DRIVER_LIB)
+TEST_LIBS   += $(DRIVER_LIB) $(COMMON_LIB)
 # The grader reads hand-in archives too.
 PERFLAB_LDLIBS := $(DRIVER_LDLIBS) -larchive
 include src/grader/grader.mk probe/hierarchy.mk probe/cachesim.mk \

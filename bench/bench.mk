@@ -40,7 +40,7 @@ $(ENGINE_ALIGNED)/libreference.a: $(REFERENCE_LIB) mk/align-text.sh
 	@mkdir -p $(@D)
 	mk/align-text.sh $< $@
 $(ENGINE_COMPARE): $(B)/obj/bench/engine_compare.o $(ENGINE_ALIGNED)/solutions.o $(ENGINE_ALIGNED)/libreference.a \
-                   $(DRIVER_LIB)
+                   $(DRIVER_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(filter %.o %.a,$^) $(PERFLAB_LDLIBS) -o $@
 
@@ -59,7 +59,7 @@ CORPUS          := $(sort $(wildcard bench/corpus/*.c))
 CORPUS_HOSTS    := $(patsubst bench/corpus/%.c,$(BENCH_HOSTS)/%,$(CORPUS))
 BLOCKED_KERNELS := $(firstword $(wildcard bench/corpus/05_*.c))
 
-$(FAIRNESS): $(B)/obj/bench/fairness.o $(DRIVER_LIB)
+$(FAIRNESS): $(B)/obj/bench/fairness.o $(DRIVER_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $^ $(PERFLAB_LDLIBS) -o $@
 

@@ -11,7 +11,7 @@ $(CACHESIM_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(CACHESIM_LIB_SOURCES))
 	rm -f $@ && ar rcs $@ $^
 
 # The valgrind runner starts valgrind through src/common's one way of running a program.
-cachesim: $(B)/obj/probe/cachesim_main.o $(CACHESIM_LIB) $(B)/obj/src/common/subprocess.o
+cachesim: $(B)/obj/probe/cachesim_main.o $(CACHESIM_LIB) $(COMMON_LIB)
 	$(CXX) $^ -lfmt -o $@
 
 # Programs the tests trace: the same sweep built as a PIE (Debian's default) and

@@ -5,14 +5,13 @@ PROBE_LIB_SOURCES := probe/huge_buffer.cpp probe/latency.cpp \
                      probe/line_size.cpp probe/knees.cpp \
                      probe/hierarchy.cpp probe/mountain.cpp
 PROBE_LIB := $(B)/lib/libprobe.a
-# What they share with the driver: the clock, pinning, machine facts, K-best.
-PROBE_DRIVER_OBJECTS := $(patsubst %,$(B)/obj/src/common/%.o,clock machine affinity sampler atomic_file statistics probe_result subprocess)
 
 $(PROBE_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(PROBE_LIB_SOURCES))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-cacheprobe mountain: %: $(B)/obj/probe/%_main.o $(PROBE_LIB) $(PROBE_DRIVER_OBJECTS)
+# With what they share with the driver (src/common): the clock, pinning, machine facts, K-best.
+cacheprobe mountain: %: $(B)/obj/probe/%_main.o $(PROBE_LIB) $(COMMON_LIB)
 	$(CXX) $^ $(PERFLAB_LDLIBS) -o $@
 
 # The mountain at full size, for the course's plots.

@@ -2,7 +2,7 @@
 # included by the repository's Makefile and by the student handout's (after
 # $(PL)mk/compile.mk, whose variables it uses).
 #
-#   ./driver          src/common + src/driver (the oracle from reference/ for checking);
+#   ./driver          src/driver + src/common (the oracle from reference/ for checking);
 #                     it never links a kernels file
 #   ./kernel-host     src/host's runtime + $(KERNELS), linked by mk/link-host.sh
 #   ./reference-host  the same runtime + the driver's own functions (oracle, memcpy,
@@ -14,7 +14,11 @@
 # (build without libpfm4: --counters then says so) and BAKED_BASELINE /
 # BAKED_POLICY (files beside ./driver that it uses by default).
 
-DRIVER_SOURCES := $(wildcard $(PL)src/common/*.cpp $(PL)src/driver/*/*.cpp) $(GEN)/report_assets.cpp
+# src/common is what the driver, the grader and the probes share (libperflab-common.a);
+# the driver's own code is libperflab.a, and main.o makes ./driver of the two.
+COMMON_SOURCES := $(wildcard $(PL)src/common/*.cpp)
+COMMON_LIB     := $(B)/lib/libperflab-common.a
+DRIVER_SOURCES := $(wildcard $(PL)src/driver/*/*.cpp) $(GEN)/report_assets.cpp
 DRIVER_OBJECTS := $(patsubst %.cpp,$(B)/obj/%.o,$(DRIVER_SOURCES)) $(B)/obj/$(PL)reference/naive.o
 DRIVER_LIB     := $(B)/lib/libperflab.a
 DRIVER_MAIN    := $(B)/obj/$(PL)src/driver/cli/main.o
@@ -45,12 +49,16 @@ $(B)/obj/$(PL)src/common/perf_counters.o: $(B)/values/pfm
 $(B)/obj/$(PL)src/driver/cli/options.o: EXTRA_DEFS = $(BAKED_DEFS)
 $(B)/obj/$(PL)src/driver/cli/options.o: $(B)/values/baked
 
+$(COMMON_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(COMMON_SOURCES))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
 $(DRIVER_LIB): $(filter-out $(DRIVER_MAIN),$(DRIVER_OBJECTS))
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(DRIVER_BIN): $(DRIVER_MAIN) $(DRIVER_LIB) $(B)/values/link
-	$(CXX) $(DRIVER_MAIN) $(DRIVER_LIB) $(DRIVER_LDLIBS) -o $@
+$(DRIVER_BIN): $(DRIVER_MAIN) $(DRIVER_LIB) $(COMMON_LIB) $(B)/values/link
+	$(CXX) $(DRIVER_MAIN) $(DRIVER_LIB) $(COMMON_LIB) $(DRIVER_LDLIBS) -o $@
 
 # The host runtime, in C like the kernels, with every symbol but the C surface
 # made local (mk/host-exports), so no name in a kernels file collides with it.

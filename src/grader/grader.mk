@@ -13,8 +13,8 @@ $(GRADER_LIB): $(GRADER_OBJECTS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(GRADER_BIN): $(B)/obj/src/grader/main.o $(GRADER_LIB) $(DRIVER_LIB)
-	$(CXX) $(B)/obj/src/grader/main.o -Wl,--start-group $(GRADER_LIB) $(DRIVER_LIB) -Wl,--end-group $(PERFLAB_LDLIBS) -o $@
+$(GRADER_BIN): $(B)/obj/src/grader/main.o $(GRADER_LIB) $(DRIVER_LIB) $(COMMON_LIB)
+	$(CXX) $(B)/obj/src/grader/main.o -Wl,--start-group $(GRADER_LIB) $(DRIVER_LIB) $(COMMON_LIB) -Wl,--end-group $(PERFLAB_LDLIBS) -o $@
 
 ALL_TARGETS  += $(GRADER_BIN)
 TEST_LIBS    += $(GRADER_LIB)
