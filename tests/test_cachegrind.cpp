@@ -2,7 +2,7 @@
 // cachegrind.out parser on a hand-written file, a real cachegrind run on a
 // program with a known access pattern, and naming functions by address.
 #include "driver/evidence/cachegrind.hpp"
-#include "driver/explain/symbols.hpp"
+#include "driver/evidence/symbol_table.hpp"
 #include "harness.hpp"
 
 #include <catch2/catch.hpp>

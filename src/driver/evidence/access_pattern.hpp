@@ -19,17 +19,9 @@
 
 #include "cachegrind.hpp"
 #include "driver/core/kernel_host.hpp"
+#include "driver/evidence/symbol_table.hpp"
 
 namespace perflab {
-
-struct CodeSymbol {
-    std::string name;
-    std::uint64_t start = 0, size = 0;
-};
-
-// Every function symbol of a fixed-address executable, sorted by address.
-std::vector<CodeSymbol> function_symbols(const std::string& executable);
-const CodeSymbol* symbol_containing(const std::vector<CodeSymbol>& symbols, std::uint64_t address);
 
 // The most common step between successive elements, how often it occurs, and
 // the median length (in elements) of the runs it forms.

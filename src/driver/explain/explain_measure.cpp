@@ -21,7 +21,7 @@
 #include "driver/evidence/page_faults.hpp"
 #include "driver/evidence/simulation.hpp"
 #include "signatures.hpp"
-#include "symbols.hpp"
+#include "driver/evidence/symbol_table.hpp"
 
 namespace perflab {
 namespace {

@@ -1,0 +1,31 @@
+// The functions of a kernel host, by run-time address: the full .symtab of its
+// executable (local symbols included: a student's static helpers, the runtime's
+// own). Only a fixed-address executable's symbols are its run-time addresses (the
+// hosts are linked -static -no-pie), so any other file has none.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace perflab {
+
+struct CodeSymbol {
+    std::string name;
+    std::uint64_t start = 0, size = 0;
+};
+
+// A whole file's bytes; empty when it cannot be read.
+std::vector<unsigned char> read_binary_file(const std::string& path);
+
+// Every function symbol of `executable`, sorted by address.
+std::vector<CodeSymbol> function_symbols(const std::string& executable);
+
+// The symbol whose range holds `address`; of aliases, the shortest name.
+const CodeSymbol* symbol_containing(const std::vector<CodeSymbol>& symbols, std::uint64_t address);
+
+// The name of the function holding `address` in `executable`.
+std::optional<std::string> symbol_name_for(const std::string& executable, std::uint64_t address);
+
+}  // namespace perflab
