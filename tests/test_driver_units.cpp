@@ -6,13 +6,17 @@
 #include <stdexcept>
 #include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
+#include <chrono>
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "common/atomic_file.hpp"
+#include "common/scratch_dir.hpp"
 #include "driver/core/baseline.hpp"
 #include "driver/core/image.hpp"
 #include "driver/core/input_generator.hpp"
@@ -294,4 +298,40 @@ TEST_CASE("the simulated D1 follows cacheprobe's certain measurement, else the m
     CHECK(d1_of(probe_file(true, 3 * 16384)).D1 == SimulatedCache{32768, 8, 64});  // 96 sets: cachegrind cannot
     CHECK(d1_of((dir / "missing.json").string()).D1 == SimulatedCache{32768, 8, 64});
     fs::remove_all(dir);
+}
+
+TEST_CASE("a scratch directory left by a dead owner is removed by the next one, a live or recent one is not",
+          "[driver][scratch]") {
+    // A kill -9'd grader cannot clean up; the next run of the same tool does.
+    const std::string tmp = perflab::test::scratch_dir("scratch-orphans");
+    const char* old_tmpdir = std::getenv("TMPDIR");
+    const std::string saved = old_tmpdir ? old_tmpdir : "";
+    setenv("TMPDIR", tmp.c_str(), 1);
+    const pid_t dead = fork();
+    REQUIRE(dead >= 0);
+    if (dead == 0) _exit(0);
+    waitpid(dead, nullptr, 0);
+    namespace fs = std::filesystem;
+    auto make = [&](const std::string& name, bool old) {
+        fs::create_directories(tmp + "/" + name + "/inner");
+        if (old) fs::last_write_time(tmp + "/" + name, fs::file_time_type::clock::now() - std::chrono::hours(1));
+        return tmp + "/" + name;
+    };
+    const std::string orphan = make("perflab-test-" + std::to_string(dead) + "-abc123", true);
+    const std::string recent = make("perflab-test-" + std::to_string(dead) + "-def456", false);
+    const std::string live = make("perflab-test-" + std::to_string(getppid()) + "-ghi789", true);
+    const std::string other = make("perflab-other-" + std::to_string(dead) + "-jkl012", true);
+    {
+        perflab::ScratchDir dir("perflab-test");
+        CHECK(fs::is_directory(dir.path()));
+        CHECK(dir.path().find("/perflab-test-" + std::to_string(getpid()) + "-") != std::string::npos);
+        CHECK_FALSE(fs::exists(orphan));
+        CHECK(fs::exists(recent));
+        CHECK(fs::exists(live));
+        CHECK(fs::exists(other));
+    }
+    if (old_tmpdir)
+        setenv("TMPDIR", saved.c_str(), 1);
+    else
+        unsetenv("TMPDIR");
 }

@@ -8,8 +8,9 @@ namespace perflab {
 
 class ScratchDir {
 public:
-    // A new directory under $TMPDIR (or /tmp) named `prefix`-XXXXXX. Throws
-    // std::runtime_error naming the remedy when none can be made.
+    // A new directory under $TMPDIR (or /tmp) named `prefix`-PID-XXXXXX, after
+    // removing those of the same prefix whose owner died without cleaning up.
+    // Throws std::runtime_error naming the remedy when none can be made.
     explicit ScratchDir(const std::string& prefix);
     ~ScratchDir();
     ScratchDir(const ScratchDir&) = delete;
