@@ -54,10 +54,4 @@ const CodeSymbol* symbol_containing(const std::vector<CodeSymbol>& symbols, std:
     return best;
 }
 
-std::optional<std::string> symbol_name_for(const std::string& executable, std::uint64_t address) {
-    const auto symbols = function_symbols(executable);
-    if (const CodeSymbol* s = symbol_containing(symbols, address)) return s->name;
-    return std::nullopt;
-}
-
 }  // namespace perflab

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +23,5 @@ std::vector<CodeSymbol> function_symbols(const std::string& executable);
 
 // The symbol whose range holds `address`; of aliases, the shortest name.
 const CodeSymbol* symbol_containing(const std::vector<CodeSymbol>& symbols, std::uint64_t address);
-
-// The name of the function holding `address` in `executable`.
-std::optional<std::string> symbol_name_for(const std::string& executable, std::uint64_t address);
 
 }  // namespace perflab

@@ -34,8 +34,8 @@ void progress(const std::string& what) {
 }
 
 // A thin wrapper compiles to a jump: endbr64 (when built with CET), then jmp rel32
-// or rel8. The code is read from the running host.
-std::optional<std::string> jump_target(KernelHost& host, std::uint64_t fn) {
+// or rel8. The code is read from the running host, named from its `symbols`.
+std::optional<std::string> jump_target(KernelHost& host, const std::vector<CodeSymbol>& symbols, std::uint64_t fn) {
     unsigned char code[16];
     try {
         host.read(fn, code);
@@ -51,7 +51,8 @@ std::optional<std::string> jump_target(KernelHost& host, std::uint64_t fn) {
     } else if (code[at] == 0xeb) {
         target = fn + at + 2 + std::uint64_t(std::int64_t(static_cast<std::int8_t>(code[at + 1])));
     }
-    return target ? symbol_name_for(host.executable(), *target) : std::nullopt;
+    const CodeSymbol* s = target ? symbol_containing(symbols, *target) : nullptr;
+    return s ? std::optional(s->name) : std::nullopt;
 }
 
 // Where the per-pixel figures come from: the counters read around the timed
@@ -350,14 +351,20 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
         }
         return std::get<AccessPattern>(it->second);
     };
+    // The student host's functions, read once: every name below comes from them.
+    const auto student_symbols = function_symbols(hosts.student().executable());
+    auto student_symbol = [&](std::uint64_t address) {
+        const CodeSymbol* s = symbol_containing(student_symbols, address);
+        return s ? s->name : std::string();
+    };
     for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
         const KernelPlan& kp = plan.kernels[k];
         if (kp.dims.empty()) continue;
         KernelEvidence e;
         e.kernel = kp.kernel;
         e.dim = dims[k];
-        e.graded_symbol = symbol_name_for(hosts.student().executable(), kp.graded_address).value_or("");
-        e.graded_jumps_to = jump_target(hosts.student(), kp.graded_address);
+        e.graded_symbol = student_symbol(kp.graded_address);
+        e.graded_jumps_to = jump_target(hosts.student(), student_symbols, kp.graded_address);
         e.tile_sweep = std::move(sweeps[k]);
         e.result = results[k];
         e.result.variants.clear();
@@ -371,9 +378,7 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
             }
             const Variant& variant = kp.variants[v];
             const std::uint64_t entry = variant.index == Variant::kGraded ? kp.graded_address : variant.address;
-            const std::string symbol = variant.in_reference_host()
-                                           ? std::string()
-                                           : symbol_name_for(hosts.student().executable(), entry).value_or("");
+            const std::string symbol = variant.in_reference_host() ? std::string() : student_symbol(entry);
             // A helper that some traced function runs is not a candidate of its own.
             if (variant.index == Variant::kUnregistered && reached.count(symbol)) continue;
             CacheFigures f = figures.of(d, kp.kernel, variant.index);
