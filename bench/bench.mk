@@ -33,12 +33,11 @@ $(B)/obj/bench/engine_compare.o: PERFLAB_CXXFLAGS += -Ikernels
 # The in-process side links the variants' code page-aligned too, as every host does,
 # so both sides run each variant from the same places (mk/align-text.sh).
 ENGINE_ALIGNED := $(B)/bench/engine-aligned
-$(ENGINE_ALIGNED)/%: $(B)/obj/reference/% mk/align-text.sh
+$(ENGINE_ALIGNED)/solutions.o: $(B)/obj/reference/solutions.o
+$(ENGINE_ALIGNED)/libreference.a: $(REFERENCE_LIB)
+$(ENGINE_ALIGNED)/solutions.o $(ENGINE_ALIGNED)/libreference.a: mk/align-text.sh
 	@mkdir -p $(@D)
-	mk/align-text.sh $< $@
-$(ENGINE_ALIGNED)/libreference.a: $(REFERENCE_LIB) mk/align-text.sh
-	@mkdir -p $(@D)
-	mk/align-text.sh $< $@
+	mk/align-text.sh $(filter-out mk/align-text.sh,$^) $@
 $(ENGINE_COMPARE): $(B)/obj/bench/engine_compare.o $(ENGINE_ALIGNED)/solutions.o $(ENGINE_ALIGNED)/libreference.a \
                    $(DRIVER_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
