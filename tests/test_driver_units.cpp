@@ -100,6 +100,12 @@ TEST_CASE("geometric mean, mean, median and CV", "[driver][statistics]") {
     CHECK(relative_spread(v) == Approx(15.0));  // 16 / 1 - 1
     CHECK(relative_spread(std::vector<double>{2.0}) == 0);
     CHECK(std::isinf(relative_spread(std::vector<double>{0.0, 1.0})));
+    // {2, 2.1, 2.2}: s = 0.1, so the median's interval is 2.1 +/- 1.96 x 1.2533 x 0.1 / sqrt(3).
+    const Interval i = median_interval(std::vector<double>{2.2, 2.0, 2.1});
+    CHECK(i.low == Approx(2.1 - 0.14182).epsilon(1e-4));
+    CHECK(i.high == Approx(2.1 + 0.14182).epsilon(1e-4));
+    const Interval one = median_interval(std::vector<double>{1.7});
+    CHECK((one.low == 1.7 && one.high == 1.7));
 }
 
 TEST_CASE("the default policy: 0 points at 1.0, 50 at 3.5, linear between, clamped", "[driver][scoring]") {
@@ -145,6 +151,46 @@ TEST_CASE("a policy chooses the dimensions each kernel is timed at", "[driver][s
                                            "\n[smooth]\nmax_points = 50\ncurve = [[1, 0], [2, 50]]\n",
                                        "bad.toml"),
                           Catch::Contains("bad.toml") && Catch::Contains("[rotate] dims"));
+    }
+}
+
+TEST_CASE("a stepped policy gives points in whole steps and draws its staircase", "[driver][scoring]") {
+    const std::string text = "[rotate]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\nstep = 5\n"
+                             "[smooth]\nmax_points = 48\ncurve = [[1.0, 0], [2.0, 48]]\nstep = 10\n";
+    ScoringPolicy p = parse_policy(text, "step.toml");
+    CHECK(p.rotate.step == 5);
+    CHECK(p.rotate.points(1.24) == 0);     // 4.8 points on the curve: below the first step
+    CHECK(p.rotate.points(1.25) == 5);     // exactly on the edge (5.0): that step is earned
+    CHECK(p.rotate.points(2.49) == 25);    // 29.8 on the curve
+    CHECK(p.rotate.points(9.0) == 50);
+    CHECK(p.smooth.points(1.99) == 40);    // 47.5 on the curve: 40, the last whole step below
+    CHECK(p.smooth.points(2.0) == 48);     // full marks stay full, off the step grid
+    CHECK(p.rotate.same_grade(1.30, 1.45));
+    CHECK_FALSE(p.rotate.same_grade(1.24, 1.26));
+    CHECK(default_policy().rotate.same_grade(2.00, 2.04));       // 0.8 points apart
+    CHECK_FALSE(default_policy().rotate.same_grade(2.00, 2.06)); // 1.2 points apart
+    // The chart's corners: flat between edges, a vertical jump at each edge.
+    const auto drawn = p.rotate.drawn_curve();
+    REQUIRE(drawn.size() == 1 + 2 * 10);  // edges at 1.25 .. 3.25, and full marks at the curve's end
+    CHECK(drawn.front() == std::pair<double, double>{1.0, 0.0});
+    CHECK(drawn[1].first == Approx(1.25));
+    CHECK(drawn[1].second == 0);
+    CHECK(drawn[2].first == Approx(1.25));
+    CHECK(drawn[2].second == 5);
+    CHECK(drawn[drawn.size() - 2] == std::pair<double, double>{3.5, 45.0});
+    CHECK(drawn.back() == std::pair<double, double>{3.5, 50.0});
+    for (std::size_t i = 1; i < drawn.size(); ++i) CHECK(drawn[i].first >= drawn[i - 1].first);
+    CHECK(default_policy().rotate.drawn_curve() == default_policy().rotate.curve);
+    ScoringPolicy again = parse_policy(policy_to_toml(p, "round trip"), "again.toml");
+    CHECK(again.rotate.step == 5);
+    CHECK(again.smooth.step == 10);
+    CHECK(parse_policy(policy_to_toml(default_policy(), "none"), "d.toml").rotate.step == 0);
+    for (const char* bad : {"step = -1", "step = 60", "step = \"5\""}) {
+        INFO(bad);
+        CHECK_THROWS_WITH(parse_policy("[rotate]\nmax_points = 50\ncurve = [[1, 0], [2, 50]]\n" + std::string(bad) +
+                                           "\n[smooth]\nmax_points = 50\ncurve = [[1, 0], [2, 50]]\n",
+                                       "bad.toml"),
+                          Catch::Contains("bad.toml") && Catch::Contains("[rotate] step"));
     }
 }
 

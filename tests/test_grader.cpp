@@ -75,13 +75,79 @@ Record sample_record() {
 
 }  // namespace
 
-TEST_CASE("trials agree within 3%, else the grader runs more", "[grader]") {
-    using perflab::grader::trials_agree;
-    CHECK(trials_agree({}));
-    CHECK(trials_agree({1.7}));
-    CHECK(trials_agree({2.00, 2.05, 2.03}));        // 2.5% apart
-    CHECK_FALSE(trials_agree({2.00, 2.07, 2.03}));  // 3.5% apart: one more trial
-    CHECK_FALSE(trials_agree({0.0, 1.0}));          // a zero is no measurement to agree with
+TEST_CASE("trials agree within 3% without steps, else the grader runs more", "[grader]") {
+    using perflab::grader::grade_settled;
+    const auto continuous = perflab::default_policy().rotate;
+    CHECK(grade_settled(continuous, {}));
+    CHECK(grade_settled(continuous, {1.7}));
+    CHECK(grade_settled(continuous, {2.00, 2.05, 2.03}));        // 2.5% apart
+    CHECK_FALSE(grade_settled(continuous, {2.00, 2.07, 2.03}));  // 3.5% apart: one more trial
+    CHECK_FALSE(grade_settled(continuous, {0.0, 1.0}));          // a zero is no measurement to agree with
+}
+
+TEST_CASE("with steps, trials settle a grade unless their median's interval holds a step's edge", "[grader]") {
+    using perflab::grader::enough_trials;
+    using perflab::grader::grade_settled;
+    // 5-point steps on 1.0 -> 3.5: an edge every 0.25 of speedup (1.25, 1.50, ...).
+    const auto stepped = perflab::parse_policy("[rotate]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\nstep = 5\n"
+                                               "[smooth]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\nstep = 5\n",
+                                               "stepped.toml");
+    // 10% apart, all well inside [1.50, 1.75): the noise cannot change the grade.
+    CHECK(grade_settled(stepped.rotate, {1.56, 1.62, 1.69}));
+    // 2% apart, but the median sits on 1.50: which side it is on is not known.
+    CHECK_FALSE(grade_settled(stepped.rotate, {1.49, 1.505, 1.52}));
+    // More trials narrow the median's interval until it clears the edge.
+    CHECK(grade_settled(stepped.rotate, {1.52, 1.53, 1.54, 1.53, 1.52, 1.54, 1.53, 1.53, 1.54}));
+    // Below the curve every speedup earns 0: nothing to settle.
+    CHECK(grade_settled(stepped.rotate, {0.7, 0.9, 1.1}));
+
+    const perflab::grader::TrialBudget budget{3, 9};
+    const std::vector<double> settled{1.56, 1.62, 1.69}, straddling{1.49, 1.505, 1.52};
+    CHECK_FALSE(enough_trials(stepped, {1.6}, {1.6}, 1, budget));         // fewer than asked for
+    CHECK(enough_trials(stepped, settled, settled, 3, budget));
+    CHECK_FALSE(enough_trials(stepped, settled, straddling, 3, budget));  // either kernel keeps it going
+    CHECK(enough_trials(stepped, straddling, straddling, 9, budget));     // never past the most
+    // A failing kernel has no speedups: only the other decides.
+    CHECK(enough_trials(stepped, {}, settled, 3, budget));
+}
+
+TEST_CASE("a stepped policy makes the grader re-measure a hand-in whose grade sits on a step's edge", "[grader]") {
+    const std::string dir = test::scratch_dir("grader-steps");
+    fs::create_directories(dir + "/handins");
+    fs::copy_file(fixture("good"), dir + "/handins/alice.c");
+    // Edges every 0.0004 of speedup: three real runs never agree that closely, so
+    // the median's interval always holds one and the grader runs up to --max-trials.
+    test::write_file(dir + "/fine.toml", "[rotate]\nmax_points = 50\ncurve = [[0, 0], [2, 50]]\nstep = 0.01\n"
+                                         "[smooth]\nmax_points = 50\ncurve = [[0, 0], [2, 50]]\nstep = 0.01\n");
+    // One edge, at a speedup of 50: nothing to settle, the three trials asked for do.
+    test::write_file(dir + "/coarse.toml", "[rotate]\nmax_points = 50\ncurve = [[0, 0], [100, 50]]\nstep = 25\n"
+                                           "[smooth]\nmax_points = 50\ncurve = [[0, 0], [100, 50]]\nstep = 25\n");
+    for (const char* policy : {"fine", "coarse"}) {
+        const std::string out = dir + "/out-" + policy;
+        auto r = test::run({grader_bin(), "grade", dir + "/handins", "--out", out, "--trials", "3", "--max-trials", "4",
+                            "--policy", dir + "/" + policy + ".toml", "--driver-args", kQuickDriver});
+        INFO(policy << ": " << r.err);
+        REQUIRE(r.status == 0);
+        const json alice = records_by_id(out + "/results.jsonl").at("alice");
+        CHECK(alice["status"] == "ok");
+        const std::string reason = alice["reason"].get<std::string>();
+        INFO(reason);
+        if (std::string(policy) == "fine") {
+            CHECK(alice["trials"] == 4);
+            CHECK_THAT(reason, Catch::Contains("rotate and smooth within the trials' noise of a grade's edge"));
+            // Points on the 0.01 grid, never the curve's unrounded value.
+            const double points = alice["rotate_points"].get<double>();
+            CHECK(std::abs(points * 100 - std::round(points * 100)) < 1e-6);
+        } else {
+            CHECK(alice["trials"] == 3);
+            CHECK_THAT(reason, !Catch::Contains("edge"));
+            CHECK(alice["rotate_points"] == 0.0);  // 0.5 points on the curve: below the first step
+        }
+    }
+    auto bad = test::run({grader_bin(), "grade", dir + "/handins", "--out", dir + "/bad", "--trials", "3",
+                          "--max-trials", "2"});
+    CHECK(bad.status != 0);
+    CHECK_THAT(bad.err, Catch::Contains("--max-trials 2 is below --trials 3"));
 }
 
 TEST_CASE("static checks refuse system calls, counters and what could reach the report pipe", "[grader]") {

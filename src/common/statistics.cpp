@@ -42,4 +42,11 @@ double median(std::span<const double> values) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+Interval median_interval(std::span<const double> values) {
+    const double m = median(values);
+    if (values.size() < 2) return {m, m};
+    const double half = 1.96 * 1.2533 * coefficient_of_variation(values) * mean(values) / std::sqrt(double(values.size()));
+    return {m - half, m + half};
+}
+
 }  // namespace perflab

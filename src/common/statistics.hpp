@@ -16,4 +16,12 @@ double median(std::span<const double> values);
 // values, infinite when the smallest is not positive (no ratio to take).
 double relative_spread(std::span<const double> values);
 
+struct Interval {
+    double low = 0, high = 0;
+};
+// A ~95% interval of the median of a few repeated measurements, taking their spread
+// as normal: median +/- 1.96 x 1.2533 s / sqrt(n) (1.2533 s / sqrt(n) is the median's
+// standard error). For fewer than two values, the one value (or 0): no spread is known.
+Interval median_interval(std::span<const double> values);
+
 }  // namespace perflab

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace perflab::grader {
 namespace fs = std::filesystem;
@@ -68,8 +69,8 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
         fs::permissions(policy, fs::perms(0644));
         args.insert(args.end(), {"--policy", policy});
         args.insert(args.end(), settings.driver_args.begin(), settings.driver_args.end());
-        set = run_trials(driver_command(settings.layout, built.host), args, dirs.input, settings.sandbox,
-                         settings.trials);
+        set = run_trials(driver_command(settings.layout, built.host), args, dirs.input, settings.sandbox, settings.policy,
+                         {settings.trials, settings.most_trials()});
     } catch (const std::exception& e) {
         // The grader's own tools failed, not the hand-in: say so, and grade the rest.
         r.status = Status::internal_error;
@@ -88,9 +89,12 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
         r.smooth_points = settings.policy.smooth.points(set.smooth.speedup);
     }
     r.total = r.rotate_points + r.smooth_points;
-    if (r.status == Status::ok)
+    if (r.status == Status::ok) {
         r.reason = fmt::format("graded: median of {} trial{}, rotate speedup {:.2f}, smooth speedup {:.2f}", r.trials,
                                r.trials == 1 ? "" : "s", set.rotate.speedup, set.smooth.speedup);
+        if (!set.unsettled.empty())
+            r.reason += fmt::format("; {} within the trials' noise of a grade's edge", fmt::join(set.unsettled, " and "));
+    }
     return {r, feedback_text(r, set.last_output), set.last_report};
 }
 

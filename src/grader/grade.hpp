@@ -19,6 +19,8 @@ namespace perflab::grader {
 struct GradeSettings {
     Layout layout;
     int trials = 3;
+    int max_trials = 0;  // while a grade is unsettled (see run_trials); 0: twice `trials`
+    int most_trials() const { return max_trials > 0 ? max_trials : 2 * trials; }
     std::vector<std::string> driver_args;  // e.g. --dims 64,128 for quick runs
     SandboxSettings sandbox;
     BuildSettings build;

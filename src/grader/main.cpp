@@ -37,6 +37,9 @@ void add_common(CLI::App& app, Common& c) {
         ->option_text("ARGS");
     app.add_option("--trials", c.grade.trials, "Timed runs per hand-in; the median speedup counts (default 3)")
         ->check(CLI::Range(1, 100));
+    app.add_option("--max-trials", c.grade.max_trials,
+                   "Timed runs at most while a kernel's grade is unsettled (default twice --trials)")
+        ->check(CLI::Range(1, 300));
     app.add_option("--wall-timeout", c.grade.sandbox.wall_seconds, "Seconds one driver run may take (default 600)")
         ->check(CLI::Range(1.0, 86400.0));
     app.add_option("--cpu-seconds", c.grade.sandbox.cpu_seconds, "CPU seconds one driver run may use (default 600)")
@@ -51,6 +54,9 @@ void finish_common(Common& c) {
     if (auto why = sandbox_unavailable_reason()) throw std::runtime_error(*why);
     c.grade.layout = find_layout(c.perflab);
     if (c.policy_file) c.grade.policy = load_policy(*c.policy_file);
+    if (c.grade.max_trials > 0 && c.grade.max_trials < c.grade.trials)
+        throw std::runtime_error(fmt::format("--max-trials {} is below --trials {}: give at least as many",
+                                             c.grade.max_trials, c.grade.trials));
     std::istringstream in(c.driver_args);
     for (std::string a; in >> a;) c.grade.driver_args.push_back(a);
     c.grade.sandbox.memory_bytes = rlim_t(c.memory_mib) << 20;

@@ -271,6 +271,7 @@ std::string shell_quote(const std::string& s) {
 json settings_json(const GradeSettings& g, const std::string& fixed_baseline, const std::string& policy_toml) {
     return {{"perflab", fs::absolute(g.layout.root).string()},
             {"trials", g.trials},
+            {"max_trials", g.max_trials},
             {"driver_args", g.driver_args},
             {"wall_seconds", g.sandbox.wall_seconds},
             {"cpu_seconds", g.sandbox.cpu_seconds},
@@ -333,7 +334,7 @@ int SlurmBatch::time_minutes() const {
     const auto& g = b_.grade;
     // Worst case per hand-in (compile, then every trial to its wall limit), plus
     // the task's baseline measurement, plus room for Slurm to start the task.
-    double seconds = double(s_.shard_size) * (g.build.compile_seconds + g.trials * g.sandbox.wall_seconds) +
+    double seconds = double(s_.shard_size) * (g.build.compile_seconds + g.most_trials() * g.sandbox.wall_seconds) +
                      g.sandbox.wall_seconds + 120;
     return int(std::ceil(seconds / 60));
 }

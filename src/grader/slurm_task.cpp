@@ -35,6 +35,7 @@ int run_slurm_task(const std::string& out_dir, int submission, int task) {
     GradeSettings grade;
     grade.layout = find_layout(s.at("perflab").get<std::string>());
     grade.trials = s.at("trials").get<int>();
+    grade.max_trials = s.value("max_trials", 0);
     grade.driver_args = s.at("driver_args").get<std::vector<std::string>>();
     grade.sandbox.wall_seconds = s.at("wall_seconds").get<double>();
     grade.sandbox.cpu_seconds = s.at("cpu_seconds").get<rlim_t>();

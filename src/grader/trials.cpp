@@ -160,16 +160,23 @@ Trial judge(const DriverRun& run, const SandboxSettings& sandbox) {
     return t;
 }
 
-bool trials_agree(const std::vector<double>& speedups) { return relative_spread(speedups) <= kTrialAgreement; }
+bool grade_settled(const KernelPolicy& policy, const std::vector<double>& speedups) {
+    if (policy.step <= 0) return relative_spread(speedups) <= kTrialAgreement;
+    const Interval i = median_interval(speedups);
+    return policy.points(i.low) == policy.points(i.high);
+}
+
+bool enough_trials(const ScoringPolicy& policy, const std::vector<double>& rotate, const std::vector<double>& smooth,
+                   int done, TrialBudget budget) {
+    if (done < budget.least) return false;
+    return done >= budget.most || (grade_settled(policy.rotate, rotate) && grade_settled(policy.smooth, smooth));
+}
 
 TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
-                    const SandboxSettings& sandbox, int trials) {
+                    const SandboxSettings& sandbox, const ScoringPolicy& policy, TrialBudget budget) {
     TrialSet set;
     std::vector<double> rotate, smooth;
-    auto enough = [&](int done) {
-        if (done < trials) return false;
-        return done >= 2 * trials || (trials_agree(rotate) && trials_agree(smooth));
-    };
+    auto enough = [&](int done) { return enough_trials(policy, rotate, smooth, done, budget); };
     for (int i = 0; !enough(i); ++i) {
         DriverRun run = run_sandboxed(driver, args, cwd, sandbox);
         Trial t = judge(run, sandbox);
@@ -185,6 +192,8 @@ TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<st
     }
     set.rotate.speedup = set.rotate.correct ? median(rotate) : 0;
     set.smooth.speedup = set.smooth.correct ? median(smooth) : 0;
+    if (set.rotate.correct && !grade_settled(policy.rotate, rotate)) set.unsettled.push_back("rotate");
+    if (set.smooth.correct && !grade_settled(policy.smooth, smooth)) set.unsettled.push_back("smooth");
     return set;
 }
 

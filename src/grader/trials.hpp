@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "outcome.hpp"
+#include "driver/core/scoring.hpp"
 #include "common/subprocess.hpp"
 
 namespace perflab::grader {
@@ -51,18 +52,30 @@ struct TrialSet {
     int trials = 0;
     std::string last_output;     // the driver's text report of the last trial
     std::optional<nlohmann::json> last_report;  // and its JSON report, for the feedback page
+    // The kernels whose grade the trials left unsettled ("rotate", "smooth"): their
+    // median lies so near a step's edge that the trials could not tell the side.
+    std::vector<std::string> unsettled;
 };
 
-// Trials whose speedups (of one kernel) spread more than this (max/min - 1) do not
-// agree: the grader runs more, up to twice the trials asked for, and the median of
-// them all counts. The driver's own figures are sure to +/-3% within a run; runs
-// apart differ by more when the machine changes under them.
+// When the trials asked for do not settle a kernel's grade, the grader runs more, up
+// to `most`, and the median of them all counts. Settled: with a stepped policy, the
+// median's interval (median_interval) lies within one step, so no edge between grades
+// falls inside what the trials could not tell apart; without steps, the trials
+// agree within kTrialAgreement (max/min - 1). The driver's own figures are sure to
+// +/-3% within a run; runs apart differ by more when the machine changes under them.
 inline constexpr double kTrialAgreement = 0.03;
-bool trials_agree(const std::vector<double>& speedups);
+bool grade_settled(const KernelPolicy& policy, const std::vector<double>& speedups);
+
+struct TrialBudget {
+    int least = 3;  // always run
+    int most = 6;   // never more, settled or not
+};
+// Whether `done` trials with these speedups so far are enough.
+bool enough_trials(const ScoringPolicy& policy, const std::vector<double>& rotate, const std::vector<double>& smooth,
+                   int done, TrialBudget budget);
 
 // Stops at the first trial that is not ok: repeating a crash only costs time.
-// Runs `trials` trials, and more (up to 2 x trials) while they do not agree.
 TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
-                    const SandboxSettings& sandbox, int trials);
+                    const SandboxSettings& sandbox, const ScoringPolicy& policy, TrialBudget budget);
 
 }  // namespace perflab::grader

@@ -1,6 +1,7 @@
 #include "scoring.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <stdexcept>
 #include "common/toml_file.hpp"
@@ -9,7 +10,9 @@
 
 namespace perflab {
 
-double KernelPolicy::points(double speedup) const {
+namespace {
+
+double curve_points(const std::vector<std::pair<double, double>>& curve, double speedup) {
     if (curve.empty()) return 0;
     if (speedup <= curve.front().first) return curve.front().second;
     if (speedup >= curve.back().first) return curve.back().second;
@@ -18,6 +21,45 @@ double KernelPolicy::points(double speedup) const {
     auto lo = hi - 1;
     double t = (speedup - lo->first) / (hi->first - lo->first);
     return lo->second + t * (hi->second - lo->second);
+}
+
+}  // namespace
+
+double KernelPolicy::points(double speedup) const {
+    const double raw = curve_points(curve, speedup);
+    if (step <= 0 || raw >= max_points) return raw;
+    // The tolerance keeps a curve point that sits on a step's edge on that edge.
+    return std::floor(raw / step + 1e-9) * step;
+}
+
+bool KernelPolicy::same_grade(double speedup_a, double speedup_b) const {
+    const double a = points(speedup_a), b = points(speedup_b);
+    return step > 0 ? a == b : std::abs(a - b) <= kContinuousResolution;
+}
+
+std::vector<std::pair<double, double>> KernelPolicy::drawn_curve() const {
+    if (step <= 0 || curve.empty()) return curve;
+    std::vector<std::pair<double, double>> out{{curve.front().first, points(curve.front().first)}};
+    for (std::size_t i = 1; i < curve.size(); ++i) {
+        const auto [s0, p0] = curve[i - 1];
+        const auto [s1, p1] = curve[i];
+        // Where the segment crosses a step's edge, in the order the speedup meets them.
+        std::vector<double> edges;
+        for (double e = std::ceil(std::min(p0, p1) / step) * step; p1 != p0 && e <= std::max(p0, p1); e += step) {
+            const double at = s0 + (e - p0) / (p1 - p0) * (s1 - s0);
+            if (at > s0 && at < s1) edges.push_back(at);
+        }
+        std::sort(edges.begin(), edges.end());
+        for (std::size_t k = 0; k < edges.size(); ++k) {
+            const double next = k + 1 < edges.size() ? edges[k + 1] : s1;
+            out.emplace_back(edges[k], out.back().second);
+            out.emplace_back(edges[k], points((edges[k] + next) / 2));
+        }
+        // The curve's own corner may be an edge too (full marks off the step grid).
+        if (points(s1) != out.back().second) out.emplace_back(s1, out.back().second);
+        out.emplace_back(s1, points(s1));
+    }
+    return out;
 }
 
 double KernelPolicy::full_marks_speedup() const {
@@ -62,6 +104,13 @@ KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::s
             throw std::runtime_error(fmt::format("{}: [{}] curve speedups must increase", source, name));
         p.curve.emplace_back(*s, *pts);
     }
+    if (const toml::node* step = t->get("step")) {
+        auto v = step->value<double>();
+        if (!v || *v < 0 || *v > p.max_points)
+            throw std::runtime_error(fmt::format(
+                "{}: [{}] step must be a number of points from 0 (no steps) to max_points, e.g. step = 5", source, name));
+        p.step = *v;
+    }
     if (const toml::node* dims = t->get("dims")) {
         const toml::array* a = dims->as_array();
         if (!a || a->empty())
@@ -90,7 +139,7 @@ ScoringPolicy load_policy(const std::string& path) { return parse_policy(read_te
 
 std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comment) {
     std::string out = fmt::format("# perflab scoring policy. {}\n# Points per kernel: piecewise linear in the speedup, "
-                                  "clamped at both ends.\n",
+                                  "clamped at both ends, in whole steps where a step is set.\n",
                                   comment);
     for (Kernel k : kAllKernels) {
         const auto& p = policy.of(k);
@@ -98,6 +147,7 @@ std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comme
         for (std::size_t i = 0; i < p.curve.size(); ++i)
             out += fmt::format("{}[{:.3f}, {}]", i ? ", " : "", p.curve[i].first, p.curve[i].second);
         out += "]\n";
+        if (p.step > 0) out += fmt::format("step = {}\n", p.step);
         if (!p.dims.empty()) out += fmt::format("dims = [{}]\n", fmt::join(p.dims, ", "));
     }
     return out;
@@ -108,7 +158,7 @@ void score_run(RunResult& run, const ScoringPolicy& policy) {
     for (auto& kr : run.kernels) {
         const KernelPolicy& p = policy.of(kr.kernel);
         kr.max_points = p.max_points;
-        kr.curve = p.curve;
+        kr.curve = p.drawn_curve();
         for (auto& v : kr.variants)
             if (v.complete()) v.points = p.points(v.mean_speedup);
         const VariantResult* scored = nullptr;
