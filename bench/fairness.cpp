@@ -174,7 +174,8 @@ void batch(const Tools& t, int copies, const std::string& name, const std::strin
             points[k].push_back(r[std::string(k) + "_points"].get<double>());
             speedups[k].push_back(r[std::string(k) + "_speedup"].get<double>());
         }
-        unsettled += r["reason"].get<std::string>().find("edge") != std::string::npos;
+        const std::string reason = r["reason"].get<std::string>();
+        unsettled += reason.find("edge") != std::string::npos || reason.find("spread more") != std::string::npos;
         trials += r["trials"].get<int>();
     }
     if (points["rotate"].size() != std::size_t(copies)) fail(fmt::format("{} records, not {}", points["rotate"].size(), copies));
@@ -188,7 +189,8 @@ void batch(const Tools& t, int copies, const std::string& name, const std::strin
                            label.empty() ? "" : " (" + label + ")", k),
                *hi - *lo, fmt::format("{:.2f} ({:.2f}-{:.2f}x)", *hi - *lo, *slo, *shi), "<= 1 of 50", *hi - *lo <= 1);
     }
-    fmt::print("    {} trials in all; {} of {} copies left near a grade's edge\n", trials, unsettled, copies);
+    fmt::print("    {} trials in all; {} of {} copies left unsettled (trials apart, or near a step's edge)\n", trials,
+               unsettled, copies);
 }
 
 // `dims` empty: the driver's default dimensions.

@@ -52,8 +52,8 @@ struct TrialSet {
     int trials = 0;
     std::string last_output;     // the driver's text report of the last trial
     std::optional<nlohmann::json> last_report;  // and its JSON report, for the feedback page
-    // The kernels whose grade the trials left unsettled ("rotate", "smooth"): their
-    // median lies so near a step's edge that the trials could not tell the side.
+    // The kernels whose grade the trials left unsettled ("rotate", "smooth"; see
+    // grade_settled) when they stopped.
     std::vector<std::string> unsettled;
 };
 
