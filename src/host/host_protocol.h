@@ -33,6 +33,21 @@ enum perflab_host_op {
 #define PERFLAB_HOST_NOTHING (-5)  /* return at once: the cost of the call itself */
 #define PERFLAB_HOST_AT_ADDRESS (-6) /* the function at address `arg`: one --explain found unregistered */
 
+/* Where the host puts an image of `bytes` bytes: in whole 2 MiB huge pages (so a
+ * physically indexed cache sees the same placement on every run), its pixels as close
+ * to their end - the back guard page - as 32-byte alignment allows. make bench-engine
+ * places its in-process images by the same rule: where an image sits within its huge
+ * page alone moved the AVX-512 rotate's CPE at 64 by 1.5x. */
+#define PERFLAB_HOST_HUGE_PAGE ((uint64_t)2 << 20)
+#define PERFLAB_HOST_IMAGE_ALIGNMENT ((uint64_t)32)
+static inline uint64_t perflab_host_region_bytes(uint64_t bytes, uint64_t page) {
+    return (bytes + PERFLAB_HOST_IMAGE_ALIGNMENT + page + PERFLAB_HOST_HUGE_PAGE - 1) / PERFLAB_HOST_HUGE_PAGE *
+           PERFLAB_HOST_HUGE_PAGE;
+}
+static inline uint64_t perflab_host_pixels_at(uint64_t region_end, uint64_t bytes) {
+    return (region_end - bytes) & ~(PERFLAB_HOST_IMAGE_ALIGNMENT - 1);
+}
+
 struct perflab_host_image {
     uint64_t region;       /* first writable byte around the image (host address) */
     uint64_t region_bytes; /* writable bytes from `region`; guard pages lie outside */

@@ -93,8 +93,6 @@ struct host_image {
     pixel *pixels;
 };
 
-enum { host_huge = 2u << 20, host_alignment = 32 };
-
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 static int host_image_make(struct host_image *im, int dim) {
@@ -102,19 +100,17 @@ static int host_image_make(struct host_image *im, int dim) {
     size_t bytes = (size_t)dim * (size_t)dim * sizeof(pixel);
     if (im->map) munmap(im->map, im->map_bytes);
     memset(im, 0, sizeof *im);
-    /* Whole huge pages, so the physically indexed L2 sees the same page colouring
-     * on every run (with 4 KiB pages a naive rotate at 512 swings by 2x). */
-    im->usable_bytes = round_up(bytes + host_alignment + page, host_huge);
-    im->map_bytes = im->usable_bytes + 2 * host_huge;
+    /* Whole huge pages (host_protocol.h): with 4 KiB pages a naive rotate at 512
+     * swings by 2x with the page colouring. */
+    im->usable_bytes = perflab_host_region_bytes(bytes, page);
+    im->map_bytes = im->usable_bytes + 2 * PERFLAB_HOST_HUGE_PAGE;
     void *p = mmap(NULL, im->map_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
     im->map = p;
-    im->usable = (unsigned char *)round_up((uintptr_t)im->map + page, host_huge);
+    im->usable = (unsigned char *)round_up((uintptr_t)im->map + page, PERFLAB_HOST_HUGE_PAGE);
     if (mprotect(im->usable, im->usable_bytes, PROT_READ | PROT_WRITE) != 0) return -1;
     madvise(im->usable, im->usable_bytes, MADV_HUGEPAGE);
-    /* The pixels end as close to the back guard page as alignment allows. */
-    uintptr_t end = (uintptr_t)(im->usable + im->usable_bytes);
-    im->pixels = (pixel *)((end - bytes) & ~(uintptr_t)(host_alignment - 1));
+    im->pixels = (pixel *)(uintptr_t)perflab_host_pixels_at((uintptr_t)(im->usable + im->usable_bytes), bytes);
     /* Touch every page now, so the first timed call does not pay for faults. One
      * store per page does it (anonymous memory is already zero), and unlike a
      * memset it adds a few thousand accesses, not millions, to the cache
