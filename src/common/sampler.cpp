@@ -22,18 +22,33 @@ bool k_best_converged(std::vector<double> samples, const KBestConfig& config) {
 
 namespace {
 
-void add_sample(KBestResult& r, const KBestConfig& config, double s) {
+void keep(KBestResult& r, double s) {
     r.all.push_back(s);
     ++r.samples;
     if (r.best_index < 0 || s < r.best) {
         r.best = s;
         r.best_index = r.samples - 1;
     }
+}
+
+void judge(KBestResult& r, const KBestConfig& config) {
     r.converged = k_best_converged(r.all, config);
     r.spread = kth_spread(r.all, config.k);
 }
 
+void add_sample(KBestResult& r, const KBestConfig& config, double s) {
+    keep(r, s);
+    judge(r, config);
+}
+
 }  // namespace
+
+KBestResult k_best_of(const std::vector<double>& samples, const KBestConfig& config) {
+    KBestResult r;
+    for (double s : samples) keep(r, s);
+    judge(r, config);
+    return r;
+}
 
 KBestResult k_best(const KBestConfig& config, const std::function<double()>& take_sample) {
     return k_best_interleaved(config, {take_sample}).front();

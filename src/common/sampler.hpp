@@ -44,6 +44,9 @@ std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
                                             const std::vector<std::function<double()>>& take_samples,
                                             const EnoughSamples& enough = {});
 
+// The K-best result of samples already taken, as k_best would have kept them.
+KBestResult k_best_of(const std::vector<double>& samples, const KBestConfig& config);
+
 // Whether the K fastest of `samples` agree within epsilon.
 bool k_best_converged(std::vector<double> samples, const KBestConfig& config);
 

@@ -4,8 +4,6 @@
 // the report's cycles lives here too, measured on the reference host.
 #pragma once
 
-#include <functional>
-
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,7 +14,7 @@ namespace perflab {
 
 struct HostTiming {
     double ticks_per_ns = 1;          // the report's cycles (the TSC's ticks) per ns
-    std::uint64_t call_overhead_ns = 0;  // an empty call with warm caches (the runner subtracts its own per dimension)
+    std::uint64_t call_overhead_ns = 0;  // an empty call with warm caches (the runner times its own in every round)
     std::uint64_t clock_resolution_ns = 0;
     std::string describe() const;
 };
@@ -28,6 +26,10 @@ public:
     // Running hosts; one that died is started again. Throws HostError.
     KernelHost& student();
     KernelHost& reference();
+    // A second reference host that only ever makes empty calls (the cost of a call
+    // apart from its kernel): in the oracle's own process they would warm its call
+    // path for the oracle's next sample and not for the student's.
+    KernelHost& empty_calls();
     // The student host's registration, from its first start.
     const HostRegistration& student_registration();
     bool has_references();  // the reference host registered the reference kernels
@@ -35,16 +37,12 @@ public:
 private:
     KernelHost& running(std::unique_ptr<KernelHost>& host, const HostLaunch& launch);
     HostLaunch student_launch_, reference_launch_;
-    std::unique_ptr<KernelHost> student_, reference_;
+    std::unique_ptr<KernelHost> student_, reference_, empty_calls_;
     std::optional<HostRegistration> first_registration_;
 };
 
 // The floor of an empty call's host CPU time (many calls, the least), and the
 // TSC rate that turns nanoseconds into the report's cycles.
 HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second);
-
-// The least host CPU time of `calls` empty calls on the driver's reference host, each
-// after `before` (nothing, or a sample's preparation). Throws HostError.
-std::uint64_t least_empty_call_ns(KernelHost& reference, int calls, const std::function<void()>& before);
 
 }  // namespace perflab

@@ -15,17 +15,13 @@ public:
     // the next call reuses the images (a kernel that replays an earlier answer to
     // fresh input fails here). Unset for the driver's own kernels.
     Series(Runner& runner, const Variant& v, int dim, std::optional<Kernel> check)
-        : runner_(runner),
-          host_(runner.host_for(v)),
-          fn_(v.host_function()),
-          trial_(host_, dim),
-          check_(check),
-          overhead_ns_(runner.call_overhead_ns(dim)) {
+        : runner_(runner), host_(runner.host_for(v)), fn_(v.host_function()), trial_(host_, dim), check_(check) {
         if (runner.tools_.counters) counters_ = runner.tools_.counters->for_process(host_.pid());
         if (counters_) brackets_.push_back(counters_);
     }
 
-    // One sample in ticks, or -1 when the call failed (see failure()).
+    // One sample in ticks, the call's own cost included, or -1 when the call failed
+    // (see failure()).
     double sample() {
         // Fresh input and fresh poison before every sample, so a kernel cannot
         // return an answer it remembered from an earlier call.
@@ -38,10 +34,7 @@ public:
             if (failure_) return -1;
         }
         if (counters_) per_sample_.push_back(counters_->per_pixel(pixels()));
-        // The host's CPU time less what an empty call costs; never below one tick,
-        // so a CPE is always positive.
-        const double ns = double(call.cpu_ns > overhead_ns_ ? call.cpu_ns - overhead_ns_ : 0);
-        return std::max(ns * runner_.tools_.timing.ticks_per_ns, 1.0);
+        return double(call.cpu_ns) * runner_.tools_.timing.ticks_per_ns;
     }
 
     const std::optional<CheckFailure>& failure() const { return failure_; }
@@ -66,7 +59,6 @@ private:
     HostFunction fn_;
     Trial trial_;
     std::optional<Kernel> check_;
-    std::uint64_t overhead_ns_;
     SampleCounters* counters_ = nullptr;
     std::vector<CallBracket*> brackets_;
     std::optional<CheckFailure> failure_;
@@ -75,19 +67,43 @@ private:
 
 Runner::Runner(const Plan& plan, MeasuringTools tools) : plan_(plan), tools_(tools) {}
 
-// The empty call runs in the driver's own reference host, never the student's (whose
-// code could slow it down to have more subtracted from its kernels), after the same
-// preparation and clear as a sample: they leave the host's own call path cold, more
-// so the larger the images (measured here: 2.7 us with warm caches, 3.4 at 128, 5.3
-// at 256, 8.1 at 512), and a warm figure would be charged to small kernels.
-std::uint64_t Runner::call_overhead_ns(int dim) {
-    if (auto it = overheads_.find(dim); it != overheads_.end()) return it->second;
-    Trial trial(tools_.hosts.reference(), dim);
-    return overheads_[dim] = least_empty_call_ns(tools_.hosts.reference(), 30, [&] {
-               trial.prepare(tools_.inputs);
-               tools_.clearer.clear();
-           });
+// What a call costs apart from its kernel: empty calls, taken in the same rounds as
+// the kernels' samples and after the same preparation and clear (they leave the
+// host's own call path cold, more so the larger the images: 2.7 us with warm caches,
+// 3.4 at 128, 5.3 at 256, 8.1 at 512 here). At 64 that cost is as large as a kernel's,
+// so it is taken as often as the kernels are: the least of thirty calls taken apart
+// beforehand, subtracted from the least of hundreds, was a microsecond off from run
+// to run. The calls run in a copy of the driver's own reference host, never the
+// student's (whose code could slow them down to have more subtracted from its
+// kernels), nor the oracle's (see KernelHosts::empty_calls).
+class Runner::EmptyCalls {
+public:
+    EmptyCalls(Runner& runner, int dim) : runner_(runner), trial_(runner.tools_.hosts.empty_calls(), dim) {}
+
+    double sample() {
+        trial_.prepare(runner_.tools_.inputs);
+        runner_.tools_.clearer.clear();
+        HostCall c = trial_.run({Kernel::rotate, HostFunction::kNothing}, 10);
+        if (!c.outcome.ok()) throw HostError("the driver's reference host failed an empty call: rebuild with make");
+        return double(c.cpu_ns) * runner_.tools_.timing.ticks_per_ns;
+    }
+
+private:
+    Runner& runner_;
+    Trial trial_;
+};
+
+namespace {
+
+// Samples less a call's own cost; never below one tick, so a CPE is always positive.
+std::vector<double> less_overhead(const std::vector<double>& samples, double overhead) {
+    std::vector<double> out;
+    out.reserve(samples.size());
+    for (double s : samples) out.push_back(std::max(s - overhead, 1.0));
+    return out;
 }
+
+}  // namespace
 
 KernelHost& Runner::host_for(const Variant& v) {
     return v.in_reference_host() ? tools_.hosts.reference() : tools_.hosts.student();
@@ -112,32 +128,41 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
         if (check)
             if (auto f = check_variant(host_for(v), v.host_function(), dim, tools_.inputs, timeout)) return fail(*f);
         Series variant(*this, v, dim, check ? std::optional(kp.kernel) : std::nullopt);
-        std::vector<std::function<double()>> takers{[&] { return variant.sample(); }};
+        EmptyCalls empty(*this, dim);
+        std::vector<std::function<double()>> takers{[&] { return variant.sample(); }, [&] { return empty.sample(); }};
         std::optional<Series> baseline;
         if (against_oracle) {
             baseline.emplace(*this, oracle, dim, std::nullopt);
             takers.push_back([&] { return baseline->sample(); });
         }
+        // A CPE is the least sample less the least empty call; a speedup pairs
+        // samples less the typical empty call, as a typical sample's is in them.
+        enum { kVariant, kEmpty, kOracle };
+        const KBestConfig& kbest = plan_.kbest;
+        auto speedup = [](const std::vector<KBestResult>& r) {
+            const double typical = median(r[kEmpty].all);
+            return paired_ratio(less_overhead(r[kOracle].all, typical), less_overhead(r[kVariant].all, typical));
+        };
         // Beside the oracle, sampling goes on until the speedup itself is sure
         // enough; K-best's agreement of one series says nothing about the ratio.
-        const double tolerance = plan_.kbest.ratio_tolerance;
-        EnoughSamples enough;
-        if (baseline)
-            enough = [tolerance](const std::vector<KBestResult>& r) {
-                return paired_ratio(r[1].all, r[0].all).half_width() <= tolerance;
-            };
-        std::vector<KBestResult> k = k_best_interleaved(plan_.kbest, takers, enough);
+        EnoughSamples enough = [&](const std::vector<KBestResult>& r) {
+            if (baseline) return speedup(r).half_width() <= kbest.ratio_tolerance;
+            if (r[kEmpty].all.empty()) return false;
+            return k_best_converged(less_overhead(r[kVariant].all, r[kEmpty].best), kbest);
+        };
+        std::vector<KBestResult> k = k_best_interleaved(kbest, takers, enough);
         if (variant.failure()) return fail(*variant.failure());
-        DimResult d = variant.result(k[0]);
+        const double least_empty = k[kEmpty].all.empty() ? 0 : k[kEmpty].best;
+        DimResult d = variant.result(k_best_of(less_overhead(k[kVariant].all, least_empty), kbest));
         if (baseline) {
-            DimResult b = baseline->result(k[1]);
+            DimResult b = baseline->result(k_best_of(less_overhead(k[kOracle].all, least_empty), kbest));
             d.baseline_cpe = b.cpe;
             d.baseline_sample_cpes = std::move(b.sample_cpes);
-            const RatioEstimate r = paired_ratio(k[1].all, k[0].all);
+            const RatioEstimate r = speedup(k);
             d.speedup = r.value;
             d.speedup_low = r.low;
             d.speedup_high = r.high;
-            d.converged = r.half_width() <= tolerance;
+            d.converged = r.half_width() <= kbest.ratio_tolerance;
         }
         if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];
         if (d.baseline_cpe > 0 && d.speedup <= 0) d.speedup = d.baseline_cpe / d.cpe;

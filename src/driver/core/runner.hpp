@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 
 #include "cache_clear.hpp"
@@ -68,13 +67,11 @@ private:
     // oracle, whose CPEs become this variant's baseline.
     VariantResult measure_variant(const KernelPlan& kp, const Variant& v, const std::vector<double>& fixed_baseline,
                                   bool check, bool against_oracle);
+    class EmptyCalls;
     KernelHost& host_for(const Variant& v);
-    // What an empty call costs right after a sample's preparation at `dim`.
-    std::uint64_t call_overhead_ns(int dim);
 
     const Plan& plan_;
     MeasuringTools tools_;
-    std::map<int, std::uint64_t> overheads_;  // by dimension
 };
 
 }  // namespace perflab
