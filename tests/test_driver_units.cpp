@@ -57,6 +57,28 @@ TEST_CASE("K-best stops once the K fastest agree within epsilon", "[driver][samp
     CHECK(r.best_index == 1);
 }
 
+TEST_CASE("K-best of samples already taken keeps what K-best would have kept", "[driver][sampler]") {
+    const std::vector<double> taken{105, 100, 130, 100.5, 100.9};
+    FakeSamples fake{taken};
+    const KBestConfig config{3, 0.01, 20};
+    const KBestResult sampled = k_best(config, std::ref(fake));
+    const KBestResult of = k_best_of(taken, config);
+    CHECK(of.best == sampled.best);
+    CHECK(of.best_index == sampled.best_index);
+    CHECK(of.samples == sampled.samples);
+    CHECK(of.converged == sampled.converged);
+    CHECK(of.spread == Approx(sampled.spread));
+    CHECK(of.all == sampled.all);
+    // Less a call's own cost (60 ticks) the same samples agree no longer: 40, 40.5 and
+    // 40.9 lie 2.25% apart.
+    std::vector<double> less;
+    for (double t : taken) less.push_back(t - 60);
+    const KBestResult kernel_only = k_best_of(less, config);
+    CHECK_FALSE(kernel_only.converged);
+    CHECK(kernel_only.best == 40);
+    CHECK(kernel_only.spread == Approx(0.0225));
+}
+
 TEST_CASE("K-best gives up after max samples and still keeps the fastest", "[driver][sampler]") {
     std::vector<double> noisy;
     for (int i = 0; i < 50; ++i) noisy.push_back(100 + 10 * (i % 5));  // never three within 1%
