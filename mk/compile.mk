@@ -42,9 +42,12 @@ $(B)/obj/%.o: %.cpp $(B)/values/cxx | $(DEPS_STAMP) $(LAB_HEADER)
 	@mkdir -p $(@D)
 	$(CXX) $(PERFLAB_CXXFLAGS) $(EXTRA_DEFS) -c $< -o $@
 
+# The host runtime and the reference kernels: -MMD -MP so that a change to the host
+# protocol's header rebuilds every host (a driver and a host that disagree on the
+# control block's layout read each other's fields as garbage).
 $(B)/obj/%.o: %.c $(B)/values/cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(KCFLAGS) -I$(DEFS_DIR) -I$(PL)reference -c $< -o $@
+	$(CC) $(KCFLAGS) -MMD -MP -I$(DEFS_DIR) -I$(PL)reference -c $< -o $@
 
 .PHONY: FORCE
 FORCE:
