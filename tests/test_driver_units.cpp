@@ -187,10 +187,6 @@ TEST_CASE("a stepped policy gives points in whole steps and draws its staircase"
     CHECK(p.rotate.points(9.0) == 50);
     CHECK(p.smooth.points(1.99) == 40);    // 47.5 on the curve: 40, the last whole step below
     CHECK(p.smooth.points(2.0) == 48);     // full marks stay full, off the step grid
-    CHECK(p.rotate.same_grade(1.30, 1.45));
-    CHECK_FALSE(p.rotate.same_grade(1.24, 1.26));
-    CHECK(default_policy().rotate.same_grade(2.00, 2.04));       // 0.8 points apart
-    CHECK_FALSE(default_policy().rotate.same_grade(2.00, 2.06)); // 1.2 points apart
     // The chart's corners: flat between edges, a vertical jump at each edge.
     const auto drawn = p.rotate.drawn_curve();
     REQUIRE(drawn.size() == 1 + 2 * 10);  // edges at 1.25 .. 3.25, and full marks at the curve's end

@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace perflab::grader {
 namespace fs = std::filesystem;
@@ -92,10 +91,10 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
     if (r.status == Status::ok) {
         r.reason = fmt::format("graded: median of {} trial{}, rotate speedup {:.2f}, smooth speedup {:.2f}", r.trials,
                                r.trials == 1 ? "" : "s", set.rotate.speedup, set.smooth.speedup);
-        for (const std::string& k : set.unsettled)
-            r.reason += settings.policy.of(k == "rotate" ? Kernel::rotate : Kernel::smooth).step > 0
-                            ? fmt::format("; {} within the trials' noise of a grade's edge", k)
-                            : fmt::format("; {}'s trials spread more than {:.0f}%", k, 100 * kTrialAgreement);
+        for (Kernel k : set.unsettled)
+            r.reason += settings.policy.of(k).step > 0
+                            ? fmt::format("; {} within the trials' noise of a grade's edge", kernel_name(k))
+                            : fmt::format("; {}'s trials spread more than {:.0f}%", kernel_name(k), 100 * kTrialAgreement);
     }
     return {r, feedback_text(r, set.last_output), set.last_report};
 }

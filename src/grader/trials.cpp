@@ -192,8 +192,8 @@ TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<st
     }
     set.rotate.speedup = set.rotate.correct ? median(rotate) : 0;
     set.smooth.speedup = set.smooth.correct ? median(smooth) : 0;
-    if (set.rotate.correct && !grade_settled(policy.rotate, rotate)) set.unsettled.push_back("rotate");
-    if (set.smooth.correct && !grade_settled(policy.smooth, smooth)) set.unsettled.push_back("smooth");
+    if (set.rotate.correct && !grade_settled(policy.rotate, rotate)) set.unsettled.push_back(Kernel::rotate);
+    if (set.smooth.correct && !grade_settled(policy.smooth, smooth)) set.unsettled.push_back(Kernel::smooth);
     return set;
 }
 

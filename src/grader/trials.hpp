@@ -52,9 +52,9 @@ struct TrialSet {
     int trials = 0;
     std::string last_output;     // the driver's text report of the last trial
     std::optional<nlohmann::json> last_report;  // and its JSON report, for the feedback page
-    // The kernels whose grade the trials left unsettled ("rotate", "smooth"; see
-    // grade_settled) when they stopped.
-    std::vector<std::string> unsettled;
+    // The kernels whose grade the trials left unsettled (see grade_settled) when they
+    // stopped.
+    std::vector<Kernel> unsettled;
 };
 
 // When the trials asked for do not settle a kernel's grade, the grader runs more, up

@@ -32,11 +32,6 @@ double KernelPolicy::points(double speedup) const {
     return std::floor(raw / step + 1e-9) * step;
 }
 
-bool KernelPolicy::same_grade(double speedup_a, double speedup_b) const {
-    const double a = points(speedup_a), b = points(speedup_b);
-    return step > 0 ? a == b : std::abs(a - b) <= kContinuousResolution;
-}
-
 std::vector<std::pair<double, double>> KernelPolicy::drawn_curve() const {
     if (step <= 0 || curve.empty()) return curve;
     std::vector<std::pair<double, double>> out{{curve.front().first, points(curve.front().first)}};

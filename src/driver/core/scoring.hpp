@@ -27,17 +27,11 @@ struct KernelPolicy {
     double points(double speedup) const;
     // The speedup at which the curve first reaches max_points.
     double full_marks_speedup() const;
-    // Whether two measurements of one kernel earn the same grade: the same step, or
-    // without steps, points within kContinuousResolution of each other.
-    bool same_grade(double speedup_a, double speedup_b) const;
     // (speedup, points) corners of what points() gives, for a chart: the curve
     // itself, or with a step its staircase (two corners at every step's edge).
     std::vector<std::pair<double, double>> drawn_curve() const;
 };
 
-// Without a step, points closer than this count as one grade (the fairness goal:
-// identical code within one point of 50).
-inline constexpr double kContinuousResolution = 1.0;
 
 struct ScoringPolicy {
     KernelPolicy rotate, smooth;
