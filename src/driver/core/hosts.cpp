@@ -56,13 +56,15 @@ HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second)
     t.clock_resolution_ns = std::uint64_t(res.tv_sec) * 1'000'000'000u + std::uint64_t(res.tv_nsec);
     reference.layout(8);
     std::uint64_t least = UINT64_MAX;
-    for (int i = 0; i < 200; ++i) {
-        HostCall c = reference.call({Kernel::rotate, HostFunction::kNothing}, 10);
-        if (!c.outcome.ok()) throw HostError("the driver's reference host failed an empty call: rebuild with make");
-        least = std::min(least, c.cpu_ns);
-    }
+    for (int i = 0; i < 200; ++i) least = std::min(least, empty_call_ns(reference));
     t.call_overhead_ns = least;
     return t;
+}
+
+std::uint64_t empty_call_ns(KernelHost& host) {
+    HostCall c = host.call({Kernel::rotate, HostFunction::kNothing}, 10);
+    if (!c.outcome.ok()) throw HostError("the driver's reference host failed an empty call: rebuild with make");
+    return c.cpu_ns;
 }
 
 }  // namespace perflab

@@ -45,4 +45,8 @@ private:
 // TSC rate that turns nanoseconds into the report's cycles.
 HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second);
 
+// The host CPU time of one empty call on one of the driver's own hosts: what a call
+// costs apart from its kernel. Throws HostError.
+std::uint64_t empty_call_ns(KernelHost& host);
+
 }  // namespace perflab
