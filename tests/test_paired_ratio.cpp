@@ -8,6 +8,7 @@
 
 #include "common/paired_ratio.hpp"
 #include "common/sampler.hpp"
+#include "driver/core/call_cost.hpp"
 #include "harness.hpp"
 
 using namespace perflab;
@@ -103,4 +104,29 @@ TEST_CASE("the driver reports each speedup with its interval and converges on it
                 ++figures;
             }
     CHECK(figures >= 4);
+}
+
+TEST_CASE("a call's own cost comes out of a CPE as its floor and out of a speedup as its typical value",
+          "[driver][estimator]") {
+    // Five rounds on a fake clock: the variant's kernel takes 100 ticks, the oracle's
+    // 200, and each round's call costs 50..90 ticks more, alike for all three calls.
+    const std::vector<double> cost{70, 50, 90, 60, 80};
+    std::vector<double> variant, oracle;
+    for (double c : cost) {
+        variant.push_back(100 + c);
+        oracle.push_back(200 + c);
+    }
+    const KBestConfig config{3, 0.01, 300};
+    // CPE: the least sample (150) less the least empty call (50).
+    CHECK(k_best_less_call_cost(variant, cost, config).best == 100);
+    CHECK(k_best_less_call_cost(oracle, cost, config).best == 200);
+    // Speedup: less the median call (70) the middle round's ratio is exactly 2; the
+    // least (50) would leave 20 ticks in both and read 220/120 = 1.83.
+    const RatioEstimate r = speedup_less_call_cost(oracle, variant, cost);
+    CHECK(r.value == Approx(2.0));
+    CHECK(r.pairs == 5);
+    CHECK(paired_ratio(less_call_cost(oracle, 50), less_call_cost(variant, 50)).value == Approx(220.0 / 120.0));
+    // Never below one tick, and nothing subtracted without empty calls.
+    CHECK(less_call_cost({40, 500}, 60) == std::vector<double>{1, 440});
+    CHECK(k_best_less_call_cost(variant, {}, config).best == 150);
 }

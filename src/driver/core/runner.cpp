@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "call_cost.hpp"
 #include "common/paired_ratio.hpp"
 #include "common/statistics.hpp"
 
@@ -93,18 +94,6 @@ private:
     Trial trial_;
 };
 
-namespace {
-
-// Samples less a call's own cost; never below one tick, so a CPE is always positive.
-std::vector<double> less_overhead(const std::vector<double>& samples, double overhead) {
-    std::vector<double> out;
-    out.reserve(samples.size());
-    for (double s : samples) out.push_back(std::max(s - overhead, 1.0));
-    return out;
-}
-
-}  // namespace
-
 KernelHost& Runner::host_for(const Variant& v) {
     return v.in_reference_host() ? tools_.hosts.reference() : tools_.hosts.student();
 }
@@ -135,27 +124,23 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
             baseline.emplace(*this, oracle, dim, std::nullopt);
             takers.push_back([&] { return baseline->sample(); });
         }
-        // A CPE is the least sample less the least empty call; a speedup pairs
-        // samples less the typical empty call, as a typical sample's is in them.
+        // The call's own cost comes out of every figure (call_cost.hpp).
         enum { kVariant, kEmpty, kOracle };
         const KBestConfig& kbest = plan_.kbest;
         auto speedup = [](const std::vector<KBestResult>& r) {
-            const double typical = median(r[kEmpty].all);
-            return paired_ratio(less_overhead(r[kOracle].all, typical), less_overhead(r[kVariant].all, typical));
+            return speedup_less_call_cost(r[kOracle].all, r[kVariant].all, r[kEmpty].all);
         };
         // Beside the oracle, sampling goes on until the speedup itself is sure
         // enough; K-best's agreement of one series says nothing about the ratio.
         EnoughSamples enough = [&](const std::vector<KBestResult>& r) {
             if (baseline) return speedup(r).half_width() <= kbest.ratio_tolerance;
-            if (r[kEmpty].all.empty()) return false;
-            return k_best_converged(less_overhead(r[kVariant].all, r[kEmpty].best), kbest);
+            return !r[kEmpty].all.empty() && k_best_less_call_cost(r[kVariant].all, r[kEmpty].all, kbest).converged;
         };
         std::vector<KBestResult> k = k_best_interleaved(kbest, takers, enough);
         if (variant.failure()) return fail(*variant.failure());
-        const double least_empty = k[kEmpty].all.empty() ? 0 : k[kEmpty].best;
-        DimResult d = variant.result(k_best_of(less_overhead(k[kVariant].all, least_empty), kbest));
+        DimResult d = variant.result(k_best_less_call_cost(k[kVariant].all, k[kEmpty].all, kbest));
         if (baseline) {
-            DimResult b = baseline->result(k_best_of(less_overhead(k[kOracle].all, least_empty), kbest));
+            DimResult b = baseline->result(k_best_less_call_cost(k[kOracle].all, k[kEmpty].all, kbest));
             d.baseline_cpe = b.cpe;
             d.baseline_sample_cpes = std::move(b.sample_cpes);
             const RatioEstimate r = speedup(k);

@@ -1,0 +1,28 @@
+// A call's own cost taken out of a kernel's samples. The host's CPU time of a call
+// includes waking the host and putting it back to sleep (3-8 us here, as much as a
+// whole kernel at 64), so empty calls are timed in the same rounds as the kernels
+// and after the same preparation. A CPE is a floor, so it subtracts the least empty
+// call from the least sample; a speedup pairs whole samples, each carrying a typical
+// call's cost, so it subtracts the median empty call (the least would leave the rest
+// of that cost in both and pull every speedup towards 1).
+#pragma once
+
+#include <vector>
+
+#include "common/paired_ratio.hpp"
+#include "common/sampler.hpp"
+
+namespace perflab {
+
+// Samples less `cost`; never below one tick, so a CPE is always positive.
+std::vector<double> less_call_cost(const std::vector<double>& samples, double cost);
+
+// K-best of `samples` less the least of `empty` (none: nothing subtracted).
+KBestResult k_best_less_call_cost(const std::vector<double>& samples, const std::vector<double>& empty,
+                                  const KBestConfig& config);
+
+// The oracle's samples over the variant's, round by round, each less the median of `empty`.
+RatioEstimate speedup_less_call_cost(const std::vector<double>& oracle, const std::vector<double>& variant,
+                                     const std::vector<double>& empty);
+
+}  // namespace perflab
