@@ -99,8 +99,10 @@ TEST_CASE("the driver reports each speedup with its interval and converges on it
                 CHECK(s <= high);
                 const int samples = d["samples"];
                 CHECK(samples <= 40);
-                // Converged exactly when the interval is inside the tolerance, with enough rounds.
-                CHECK(d["converged"].get<bool>() == (samples >= kMinPairs && (high - low) / 2 / s <= 0.05));
+                // Converged exactly when the interval is inside the tolerance, with enough
+                // rounds, and the call's cost could come out (call_cost.hpp).
+                CHECK(d["converged"].get<bool>() == (samples >= kMinPairs && (high - low) / 2 / s <= 0.05 &&
+                                                     d["call_cost_resolved"].get<bool>()));
                 ++figures;
             }
     CHECK(figures >= 4);
@@ -129,4 +131,25 @@ TEST_CASE("a call's own cost comes out of a CPE as its floor and out of a speedu
     // Never below one tick, and nothing subtracted without empty calls.
     CHECK(less_call_cost({40, 500}, 60) == std::vector<double>{1, 440});
     CHECK(k_best_less_call_cost(variant, {}, config).best == 150);
+}
+
+TEST_CASE("a call's cost is not taken out of a series it would empty", "[driver][estimator]") {
+    const KBestConfig config{3, 0.01, 300};
+    // The empty calls (a host of their own) came out slower than this host's whole
+    // calls: subtracting their least would leave 1..11 ticks, a near-infinite speedup.
+    const std::vector<double> empty{150, 160, 170, 180, 190};
+    const std::vector<double> fast{161, 162, 163, 162, 161};
+    const std::vector<double> oracle{400, 410, 405, 400, 402};
+    CHECK_FALSE(call_cost_resolved(fast, empty));
+    CHECK(call_cost_resolved(oracle, empty));
+    const KBestResult cpe = k_best_less_call_cost(fast, empty, config);
+    CHECK(cpe.best == 161);  // whole samples: the kernel is credited no speed unmeasured
+    CHECK_FALSE(cpe.converged);
+    // The speedup pairs whole samples: towards 1, never inflated past what was timed.
+    const RatioEstimate r = speedup_less_call_cost(oracle, fast, empty);
+    CHECK(r.value == Approx(paired_ratio(oracle, fast).value));
+    CHECK(r.value < 2.6);
+    // One sample above the empties' median is not enough: the least must be.
+    CHECK_FALSE(call_cost_resolved({165, 500}, empty));
+    CHECK(call_cost_resolved({165, 500}, {150, 160, 170}));
 }

@@ -27,6 +27,9 @@ struct DimResult {
     double speedup_low = 0, speedup_high = 0;
     int samples = 0;
     bool converged = false;  // paired: the interval is within the tolerance; else K-best agreed
+    // The kernel's calls stood clear of the empty calls' noise, so their cost came out
+    // (call_cost.hpp); when not, the figure keeps it and is not converged.
+    bool call_cost_resolved = true;
     CounterValues counters;   // per pixel, from the sample K-best kept
     CounterValues simulated;  // per pixel, from cachegrind
     // Every sample's CPE in the order taken, the kept one among them: what

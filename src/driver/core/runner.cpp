@@ -132,13 +132,19 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
         };
         // Beside the oracle, sampling goes on until the speedup itself is sure
         // enough; K-best's agreement of one series says nothing about the ratio.
+        auto speedup_sure = [&](const std::vector<KBestResult>& r) {
+            return call_cost_resolved(r[kOracle].all, r[kVariant].all, r[kEmpty].all) &&
+                   speedup(r).half_width() <= kbest.ratio_tolerance;
+        };
         EnoughSamples enough = [&](const std::vector<KBestResult>& r) {
-            if (baseline) return speedup(r).half_width() <= kbest.ratio_tolerance;
+            if (baseline) return speedup_sure(r);
             return !r[kEmpty].all.empty() && k_best_less_call_cost(r[kVariant].all, r[kEmpty].all, kbest).converged;
         };
         std::vector<KBestResult> k = k_best_interleaved(kbest, takers, enough);
         if (variant.failure()) return fail(*variant.failure());
         DimResult d = variant.result(k_best_less_call_cost(k[kVariant].all, k[kEmpty].all, kbest));
+        d.call_cost_resolved = baseline ? call_cost_resolved(k[kOracle].all, k[kVariant].all, k[kEmpty].all)
+                                        : call_cost_resolved(k[kVariant].all, k[kEmpty].all);
         if (baseline) {
             DimResult b = baseline->result(k_best_less_call_cost(k[kOracle].all, k[kEmpty].all, kbest));
             d.baseline_cpe = b.cpe;
@@ -147,7 +153,7 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
             d.speedup = r.value;
             d.speedup_low = r.low;
             d.speedup_high = r.high;
-            d.converged = r.half_width() <= kbest.ratio_tolerance;
+            d.converged = speedup_sure(k);
         }
         if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];
         if (d.baseline_cpe > 0 && d.speedup <= 0) d.speedup = d.baseline_cpe / d.cpe;

@@ -54,6 +54,7 @@ private:
     std::FILE* out_;
     TextReportOptions options_;
     bool explained_unconverged_ = false;
+    bool explained_unresolved_ = false;
 };
 
 // The documented JSON report (schema "perflab-report-1"; see README.md).

@@ -85,7 +85,7 @@ void TextReporter::variant_table(const KernelResult& kernel, const VariantResult
         return;
     }
     std::string dims = "Dim\t", cpes = "Your CPEs", base = "Baseline CPEs", speed = "Speedup\t", samples = "Samples\t";
-    bool unconverged = false;
+    bool unconverged = false, unresolved = false;
     for (const auto& d : v.dims) {
         dims += fmt::format("\t{}", d.dim);
         cpes += fmt::format("\t{:.1f}{}", d.cpe, d.converged ? "" : "*");
@@ -93,6 +93,7 @@ void TextReporter::variant_table(const KernelResult& kernel, const VariantResult
         speed += fmt::format("\t{:.1f}", d.speedup);
         samples += fmt::format("\t{}", d.samples);
         unconverged |= !d.converged;
+        unresolved |= !d.call_cost_resolved;
     }
     fmt::print(out_, "{}\tMean\n{}\n{}\n{}\t{:.1f}\n", dims, cpes, base, speed, v.mean_speedup);
     if (kernel.speed_of_light) {
@@ -116,6 +117,12 @@ void TextReporter::variant_table(const KernelResult& kernel, const VariantResult
         fmt::print(out_, "* did not converge: the K fastest samples never agreed within epsilon, so this CPE is "
                          "less certain; rerun on a quieter machine or raise --max-samples\n");
         explained_unconverged_ = true;
+    }
+    if (unresolved && !explained_unresolved_) {
+        fmt::print(out_, "* within the call's noise: this kernel's fastest call was no slower than a typical empty "
+                         "call, so the call's cost stays in its CPE and speedup (they understate it); use larger "
+                         "--dims or a quieter machine\n");
+        explained_unresolved_ = true;
     }
     fmt::print(out_, "\n");
 }
