@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "harness.hpp"
@@ -196,6 +198,49 @@ TEST_CASE("a double-forked daemon does not outlive the sandbox", "[sandbox]") {
     CHECK_THAT(stuck.output, Catch::Contains("daemon: ok"));
     usleep(200 * 1000);  // SIGKILL is delivered asynchronously; the namespace's teardown follows
     CHECK(processes_with(token) == 0);
+}
+
+// Zombie sandbox inits (pid 1 of their namespace) of the sandbox's uid left to the
+// machine's pid 1, by pid: each counts against that uid's process limit until reaped.
+std::set<int> orphaned_sandbox_inits() {
+    std::set<int> pids;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(e.path() / "status");
+        std::string line, state, ns_pid;
+        long ppid = -1, uid = -1;
+        while (std::getline(in, line)) {
+            std::istringstream fields(line);
+            std::string key;
+            fields >> key;
+            if (key == "State:") fields >> state;
+            if (key == "PPid:") fields >> ppid;
+            if (key == "Uid:") fields >> uid;
+            if (key == "NSpid:")
+                for (std::string id; fields >> id;) ns_pid = id;
+        }
+        if (state == "Z" && ppid == 1 && uid == long(sandbox_outside_uid()) && ns_pid == "1")
+            pids.insert(std::stoi(name));
+    }
+    return pids;
+}
+
+TEST_CASE("the driver reaps its hosts' sandboxes and leaves no zombie behind", "[sandbox][driver]") {
+    // bwrap exits before reaping its init; unless the driver adopts and reaps it (or
+    // the program is pid 1), every sandbox leaves one zombie to pid 1, which here
+    // reaps them seconds later.
+    const std::set<int> before = orphaned_sandbox_inits();
+    for (int run = 0; run < 2; ++run) {
+        auto r = test::run({repo("driver"), "--host", repo("build/solutions-host"), "--sandbox", "--dims", "64", "-g"});
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+    }
+    int added = 0;
+    for (int pid : orphaned_sandbox_inits()) added += before.count(pid) == 0;
+    // Each run probes the sandbox once and starts three hosts (the student's, the
+    // oracle's, the empty calls'): none may be left to pid 1.
+    CHECK(added == 0);
 }
 
 TEST_CASE("--info-fd gives the sandbox's init, whose only child is the program", "[sandbox]") {

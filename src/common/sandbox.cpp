@@ -77,6 +77,11 @@ std::vector<std::string> bwrap_options(const SandboxSpec& spec, int seccomp_fd) 
                                "--setenv", "TMPDIR", "/tmp"};
     switch (spec.kind) {
         case SandboxKind::compiler:
+            // The program is the namespace's pid 1, so bwrap reaps it and no init of
+            // bwrap's is left to the machine's pid 1 (which may take seconds; until
+            // then it counts against the uid's process limit). The kernel host keeps
+            // bwrap's init: the driver finds the host as its child, and adopts it.
+            a.push_back("--as-pid-1");
             add_system(a);
             // /dev/null only: no /dev/zero or /dev/urandom to include, no /proc to reach fds through.
             a.insert(a.end(), {"--dev-bind", "/dev/null", "/dev/null"});

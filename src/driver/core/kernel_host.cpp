@@ -74,9 +74,12 @@ KernelHost::~KernelHost() {
         __atomic_add_fetch(&control_->request, 1, __ATOMIC_RELEASE);
         futex(&control_->request, FUTEX_WAKE, 1);
         // A host whose destructors or threads do not let it quit at once is not waited for.
-        for (int i = 0; i < 50 && waitpid(child_, &child_status_, WNOHANG) == 0; ++i) usleep(2000);
-        kill_host();
+        for (int i = 0; i < 50 && alive_; ++i) {
+            if (waitpid(child_, &child_status_, WNOHANG) == child_) alive_ = false;
+            else usleep(2000);
+        }
     }
+    kill_host();  // also reaps the init of a host that died on its own
     if (control_) munmap(control_, sizeof(perflab_host_control));
     if (control_fd_ >= 0) close(control_fd_);
 }
@@ -115,6 +118,11 @@ void KernelHost::spawn() {
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
 
+    // bwrap exits once its init reports the program's status, before reaping that
+    // init: as a subreaper the driver adopts and reaps it (kill_host) instead of the
+    // machine's pid 1, which may take seconds, while the zombie counts against the
+    // sandbox uid's process limit that every sandbox on the machine shares.
+    if (boxed) prctl(PR_SET_CHILD_SUBREAPER, 1);
     pid_t pid = fork();
     if (pid < 0) throw HostError(fmt::format("cannot start the kernel host: fork: {}", std::strerror(errno)));
     if (pid == 0) {
@@ -138,6 +146,7 @@ void KernelHost::spawn() {
         close(info[1]);
         const pid_t init = read_info_pid(info[0], launch_.start_seconds);
         close(info[0]);
+        sandbox_init_ = init;
         std::optional<pid_t> program;
         for (int i = 0; init > 0 && !program && i < 1000; ++i) {
             program = sandbox_program_pid(init);
@@ -338,13 +347,31 @@ CallOutcome KernelHost::death_outcome() {
 
 void KernelHost::kill_host() {
     if (!alive_ && child_ < 0) return;
-    if (host_pid_ > 0 && host_pid_ != child_) kill(host_pid_, SIGKILL);
-    if (child_ > 0) {
+    bool reaped = !alive_;
+    // The sandbox's init goes first: its death ends everything in its pid namespace
+    // and bwrap outside reaps it.
+    const pid_t first = sandbox_init_ > 0 ? sandbox_init_ : host_pid_;
+    if (!reaped && first > 0 && first != child_) {
+        kill(first, SIGKILL);
+        for (int i = 0; i < 500 && !reaped; ++i) {
+            const pid_t r = waitpid(child_, &child_status_, WNOHANG);
+            reaped = r == child_ || r < 0;
+            if (!reaped) usleep(1000);
+        }
+    }
+    if (!reaped) {
         kill(child_, SIGKILL);
-        if (alive_) waitpid(child_, &child_status_, 0);
+        waitpid(child_, &child_status_, 0);
+    }
+    // An init that bwrap left unreaped is now this process's child (spawn); any other
+    // pid gives ECHILD at once.
+    if (sandbox_init_ > 0 && waitpid(sandbox_init_, nullptr, WNOHANG) == 0) {
+        kill(sandbox_init_, SIGKILL);
+        waitpid(sandbox_init_, nullptr, 0);
     }
     alive_ = false;
     child_ = -1;
+    sandbox_init_ = -1;
 }
 
 }  // namespace perflab

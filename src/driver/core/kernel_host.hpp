@@ -137,6 +137,7 @@ private:
     perflab_host_control* control_ = nullptr;
     pid_t child_ = -1;     // what we wait for (the host, or its sandbox)
     pid_t host_pid_ = -1;  // the host itself, for its clock and memory
+    pid_t sandbox_init_ = -1;  // the sandbox's pid 1, whose death ends everything inside
     int child_status_ = 0;
     bool alive_ = false;
     std::uint64_t last_cpu_ns_ = 0;
