@@ -567,3 +567,42 @@ TEST_CASE("explain: step and tile analysis of destination store sequences", "[ex
     CHECK(tc.rows == 32);
     CHECK(tc.cols == dim);
 }
+
+TEST_CASE("explain: a figure within the call's noise is named as such, with what it means", "[explain]") {
+    perflab::ExplainData data;
+    perflab::KernelEvidence e;
+    e.kernel = perflab::Kernel::rotate;
+    e.dim = 128;
+    e.result.kernel = perflab::Kernel::rotate;
+    e.result.dims = {64, 128};
+    perflab::VariantResult v;
+    v.name = "rotate: graded";
+    perflab::DimResult small, large;
+    small.dim = 64;
+    small.cpe = 3.0;
+    small.converged = false;
+    small.call_cost_resolved = false;
+    large.dim = 128;
+    large.cpe = 1.0;
+    large.converged = false;  // unconverged for the usual reason
+    v.dims = {small, large};
+    e.result.variants = {v};
+    // The vectors parallel to the variants, empty-handed: no figures, no traces.
+    e.figures.resize(1);
+    e.symbols = {"rotate"};
+    e.graded_symbol = "rotate";
+    e.patterns.resize(1);
+    e.dim_checks.resize(1);
+    e.faults_per_call.resize(1);
+    data.kernels.push_back(e);
+    std::string listed, meaning;
+    for (const auto& f : perflab::explain_checks(data))
+        for (const auto& [name, value] : f.evidence)
+            if (name == "not converged") {
+                listed = std::get<std::string>(value);
+                meaning = f.meaning;
+            }
+    // Named as the -f flag names it (the description up to its colon).
+    CHECK(listed == "rotate at 64 (within the call's noise), rotate at 128");
+    CHECK_THAT(meaning, Catch::Contains("the call's cost stayed in that figure"));
+}

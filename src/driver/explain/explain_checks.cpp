@@ -934,7 +934,9 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
         for (const auto& v : e.result.variants)
             for (const auto& d : v.dims) {
                 ++rows;
-                if (!d.converged) unconverged.push_back(fmt::format("{} at {}", short_name(v.name), d.dim));
+                if (!d.converged)
+                    unconverged.push_back(fmt::format("{} at {}{}", short_name(v.name), d.dim,
+                                                      d.call_cost_resolved ? "" : " (within the call's noise)"));
             }
     if (!unconverged.empty()) {
         std::string list;
@@ -944,8 +946,11 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
              {"ratio tolerance", data.kbest.ratio_tolerance}, {"max samples", double(data.kbest.max_samples)}},
             "a speedup timed beside the oracle kept a 95% interval wider than the ratio tolerance (the JSON's "
             "speedup_interval says how wide), or the K fastest samples of a CPE timed alone never agreed within "
-            "epsilon: those figures are less sure than the others.",
-            "rerun when the machine is quieter, or raise --max-samples.");
+            "epsilon, or (within the call's noise) the kernel's fastest call was no slower than a typical empty "
+            "call, so the call's cost stayed in that figure, which understates the kernel: those figures are less "
+            "sure than the others.",
+            "rerun when the machine is quieter, or raise --max-samples (larger --dims for a figure within the "
+            "call's noise).");
     }
     for (const auto& e : data.kernels) {
         std::vector<std::string> others;
