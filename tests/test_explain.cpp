@@ -602,7 +602,7 @@ TEST_CASE("explain: a figure within the call's noise is named as such, with what
                 listed = std::get<std::string>(value);
                 meaning = f.meaning;
             }
-    // Named as the -f flag names it (the description up to its colon).
+    // Named by its description up to the colon (short_name).
     CHECK(listed == "rotate at 64 (within the call's noise), rotate at 128");
     CHECK_THAT(meaning, Catch::Contains("the call's cost stayed in that figure"));
 }
