@@ -15,7 +15,12 @@ std::vector<double> less_call_cost(const std::vector<double>& samples, double co
 
 bool call_cost_resolved(const std::vector<double>& samples, const std::vector<double>& empty) {
     if (samples.empty() || empty.empty()) return false;
-    return *std::min_element(samples.begin(), samples.end()) > median(empty);
+    const double least_empty = *std::min_element(empty.begin(), empty.end());
+    const double kernel = *std::min_element(samples.begin(), samples.end()) - least_empty;
+    // The empty calls' own spread, and a tenth of a call: they run in another process,
+    // whose calls need not cost exactly what this host's do (tightly clustered empty
+    // calls a little dearer than this host's once left a naive rotate at 64 CPE 0.0).
+    return kernel > std::max(median(empty) - least_empty, least_empty / 10);
 }
 
 bool call_cost_resolved(const std::vector<double>& oracle, const std::vector<double>& variant,

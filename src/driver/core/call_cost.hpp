@@ -8,8 +8,8 @@
 //
 // The empty calls run in a host of their own, so their cost only stands for the
 // kernel's host while the kernel is slower than a typical empty call. A series whose
-// fastest call is not (the kernel hides in the call's own noise, or the empty calls
-// came out slower than this host's whole calls) keeps its whole samples, unconverged:
+// fastest call is not clearly (the kernel hides in the call's own noise, or the empty
+// calls came out about as slow as this host's whole calls) keeps its whole samples:
 // subtracting would credit the kernel with speed nothing measured, up to an 80x
 // speedup from a naive rotate at 64 under a busy neighbour.
 #pragma once
@@ -24,8 +24,8 @@ namespace perflab {
 // Samples less `cost`; never below one tick, so a CPE is always positive.
 std::vector<double> less_call_cost(const std::vector<double>& samples, double cost);
 
-// Whether the call's cost can come out of `samples`: their least exceeds the median
-// of `empty`, so what remains is more than the empty calls' own spread.
+// Whether the call's cost can come out of `samples`: what their least leaves over the
+// least empty call is more than the empty calls' own spread and a tenth of a call.
 bool call_cost_resolved(const std::vector<double>& samples, const std::vector<double>& empty);
 
 // Both of a speedup's series are resolved.

@@ -946,7 +946,7 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
              {"ratio tolerance", data.kbest.ratio_tolerance}, {"max samples", double(data.kbest.max_samples)}},
             "a speedup timed beside the oracle kept a 95% interval wider than the ratio tolerance (the JSON's "
             "speedup_interval says how wide), or the K fastest samples of a CPE timed alone never agreed within "
-            "epsilon, or (within the call's noise) the kernel's fastest call was no slower than a typical empty "
+            "epsilon, or (within the call's noise) the kernel's fastest call was not clearly slower than an empty "
             "call, so the call's cost stayed in that figure, which understates the kernel: those figures are less "
             "sure than the others.",
             "rerun when the machine is quieter, or raise --max-samples (larger --dims for a figure within the "

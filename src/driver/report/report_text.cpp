@@ -119,7 +119,7 @@ void TextReporter::variant_table(const KernelResult& kernel, const VariantResult
         explained_unconverged_ = true;
     }
     if (unresolved && !explained_unresolved_) {
-        fmt::print(out_, "* within the call's noise: this kernel's fastest call was no slower than a typical empty "
+        fmt::print(out_, "* within the call's noise: this kernel's fastest call was not clearly slower than an empty "
                          "call, so the call's cost stays in its CPE and speedup (they understate it); use larger "
                          "--dims or a quieter machine\n");
         explained_unresolved_ = true;
