@@ -153,7 +153,7 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
             d.speedup = r.value;
             d.speedup_low = r.low;
             d.speedup_high = r.high;
-            d.converged = speedup_sure(k);
+            d.converged = d.call_cost_resolved && r.half_width() <= kbest.ratio_tolerance;
         }
         if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];
         if (d.baseline_cpe > 0 && d.speedup <= 0) d.speedup = d.baseline_cpe / d.cpe;
