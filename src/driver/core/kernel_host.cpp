@@ -74,10 +74,7 @@ KernelHost::~KernelHost() {
         __atomic_add_fetch(&control_->request, 1, __ATOMIC_RELEASE);
         futex(&control_->request, FUTEX_WAKE, 1);
         // A host whose destructors or threads do not let it quit at once is not waited for.
-        for (int i = 0; i < 50 && alive_; ++i) {
-            if (waitpid(child_, &child_status_, WNOHANG) == child_) alive_ = false;
-            else usleep(2000);
-        }
+        if (reap_within(100)) alive_ = false;
     }
     kill_host();  // also reaps the init of a host that died on its own
     if (control_) munmap(control_, sizeof(perflab_host_control));
@@ -345,6 +342,15 @@ CallOutcome KernelHost::death_outcome() {
     return out;
 }
 
+bool KernelHost::reap_within(int ms) {
+    for (int waited = 0;; ++waited) {
+        const pid_t r = waitpid(child_, &child_status_, WNOHANG);
+        if (r == child_ || r < 0) return true;
+        if (waited >= ms) return false;
+        usleep(1000);
+    }
+}
+
 void KernelHost::kill_host() {
     if (!alive_ && child_ < 0) return;
     bool reaped = !alive_;
@@ -353,11 +359,7 @@ void KernelHost::kill_host() {
     const pid_t first = sandbox_init_ > 0 ? sandbox_init_ : host_pid_;
     if (!reaped && first > 0 && first != child_) {
         kill(first, SIGKILL);
-        for (int i = 0; i < 500 && !reaped; ++i) {
-            const pid_t r = waitpid(child_, &child_status_, WNOHANG);
-            reaped = r == child_ || r < 0;
-            if (!reaped) usleep(1000);
-        }
+        reaped = reap_within(500);
     }
     if (!reaped) {
         kill(child_, SIGKILL);

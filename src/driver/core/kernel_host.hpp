@@ -130,6 +130,8 @@ private:
     std::uint64_t cpu_ns() const;
     std::uint64_t settled_cpu_ns() const;
     CallOutcome death_outcome();
+    // Waits up to `ms` for the child to end; true once it is reaped (or already gone).
+    bool reap_within(int ms);
     void kill_host();
 
     HostLaunch launch_;
