@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
 
     // In turns, five rounds each: a burst of other work on the machine then falls on
     // both ways alike, and the least of each way is kept. Every round of either way
-    // has images of its own: on these VMs the hypervisor backs a guest's huge page
+    // has images of its own: on these VMs the hypervisor appears to back a huge page
     // with 4 KiB frames, so each allocation meets the physically indexed L2 with its
     // own colouring (a blocked rotate at 512 read 1.20-1.43 CPE in-process over fresh
     // images, 1.20-1.28 over one pair), and each kernel host, like each run of the
