@@ -132,12 +132,11 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
         };
         // Beside the oracle, sampling goes on until the speedup itself is sure
         // enough; K-best's agreement of one series says nothing about the ratio.
-        auto speedup_sure = [&](const std::vector<KBestResult>& r) {
-            return call_cost_resolved(r[kOracle].all, r[kVariant].all, r[kEmpty].all) &&
-                   speedup(r).half_width() <= kbest.ratio_tolerance;
+        auto sure = [&](bool resolved, const RatioEstimate& ratio) {
+            return resolved && ratio.half_width() <= kbest.ratio_tolerance;
         };
         EnoughSamples enough = [&](const std::vector<KBestResult>& r) {
-            if (baseline) return speedup_sure(r);
+            if (baseline) return sure(call_cost_resolved(r[kOracle].all, r[kVariant].all, r[kEmpty].all), speedup(r));
             return !r[kEmpty].all.empty() && k_best_less_call_cost(r[kVariant].all, r[kEmpty].all, kbest).converged;
         };
         std::vector<KBestResult> k = k_best_interleaved(kbest, takers, enough);
@@ -153,7 +152,7 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
             d.speedup = r.value;
             d.speedup_low = r.low;
             d.speedup_high = r.high;
-            d.converged = d.call_cost_resolved && r.half_width() <= kbest.ratio_tolerance;
+            d.converged = sure(d.call_cost_resolved, r);
         }
         if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];
         if (d.baseline_cpe > 0 && d.speedup <= 0) d.speedup = d.baseline_cpe / d.cpe;
