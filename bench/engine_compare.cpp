@@ -1,9 +1,9 @@
 // make bench-engine: the two-process engine against the one-process measurement it
 // replaced. Every reference variant (reference/solutions.c, registered here as the
-// old driver registered a kernels file) is timed in this process the old way - TSC
-// around a direct call, fresh ChaCha20 images in huge pages, the L1 cleared - and by
-// the driver in its kernel host (./driver --host build/solutions-host --variant ...),
-// in turns. Both use the driver's K-best settings; the table is the ratio of the two
+// old driver registered a kernels file) is timed the old way, in a process of its own
+// (this program, run with --in-process) - TSC around a direct call, fresh ChaCha20
+// images in huge pages, the L1 cleared - and by the driver in its kernel host
+// (./driver --host build/solutions-host --variant ...), in turns. Both use the driver's K-best settings; the table is the ratio of the two
 // CPEs per variant and dimension, against the goal (within 5% at dims >= 128, 10% at 64).
 #include <sys/mman.h>
 
@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -91,67 +92,102 @@ std::optional<std::vector<double>> host_cpes(const std::string& driver, const st
     return out;
 }
 
-int main(int argc, char** argv) {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: %s DRIVER SOLUTIONS_HOST DIMS (e.g. ./driver build/solutions-host 64,128,256,512)\n",
-                     argv[0]);
-        return 2;
+// One round of the one-process timing, in a process of its own (see main): the
+// variant's CPE per dimension, timed as the old driver did, on fresh images.
+int in_process_round(std::size_t variant, const std::vector<int>& dims) {
+    if (variant >= g_registered.size()) return 2;
+    perflab::pin_to_one_cpu(std::nullopt);
+    auto clock = perflab::make_default_clock();
+    perflab::CacheClearer clearer(perflab::CacheClearer::size_for(perflab::read_machine_info()));
+    perflab::InputGenerator inputs(std::nullopt);
+    const perflab::KBestConfig kbest;  // the driver's defaults
+    const Registered& r = g_registered[variant];
+    for (const int dim : dims) {
+        HugeImage src(dim), dst(dim);
+        const std::size_t n = std::size_t(dim) * dim;
+        auto k = perflab::k_best(kbest, [&] {
+            inputs.fill({src.pixels(), n});
+            inputs.fill({dst.pixels(), n});
+            clearer.clear();
+            const auto t0 = clock->start();
+            r.fn(dim, src.pixels(), dst.pixels());
+            return double(clock->stop() - t0);
+        });
+        fmt::print("{} ", k.best / double(n));
     }
-    const std::string driver = argv[1], host = argv[2], dims_arg = argv[3];
+    fmt::print("\n{}\n", clock->describe());
+    return 0;
+}
+
+// The same, run as its own process: the CPEs and the clock it used.
+std::optional<std::pair<std::vector<double>, std::string>> in_process_cpes(std::size_t variant,
+                                                                          const std::string& dims_arg,
+                                                                          std::size_t dim_count) {
+    perflab::Finished f =
+        perflab::spawn(perflab::command({"/proc/self/exe", "--in-process", std::to_string(variant), dims_arg}, 600));
+    if (!f.exited_ok()) return std::nullopt;
+    std::istringstream in(f.output);
+    std::vector<double> cpes(dim_count);
+    for (double& c : cpes)
+        if (!(in >> c)) return std::nullopt;
+    std::string clock;
+    std::getline(in >> std::ws, clock);
+    return std::pair{cpes, clock};
+}
+
+std::vector<int> parse_dims(const std::string& dims_arg) {
     std::vector<int> dims;
     for (std::size_t at = 0; at < dims_arg.size();) {
         std::size_t comma = dims_arg.find(',', at);
         dims.push_back(std::stoi(dims_arg.substr(at, comma - at)));
         at = comma == std::string::npos ? dims_arg.size() : comma + 1;
     }
-    const std::string json_path = "build/bench-engine.json";
+    return dims;
+}
 
-    perflab::pin_to_one_cpu(std::nullopt);
-    auto clock = perflab::make_default_clock();
-    perflab::CacheClearer clearer(perflab::CacheClearer::size_for(perflab::read_machine_info()));
-    perflab::InputGenerator inputs(std::nullopt);
-    const perflab::KBestConfig kbest;  // the driver's defaults
+int main(int argc, char** argv) {
     register_rotate_functions();
     register_smooth_functions();
+    if (argc == 4 && std::string(argv[1]) == "--in-process") return in_process_round(std::stoul(argv[2]), parse_dims(argv[3]));
+    if (argc != 4) {
+        std::fprintf(stderr, "usage: %s DRIVER SOLUTIONS_HOST DIMS (e.g. ./driver build/solutions-host 64,128,256,512)\n",
+                     argv[0]);
+        return 2;
+    }
+    const std::string driver = argv[1], host = argv[2], dims_arg = argv[3];
+    const std::vector<int> dims = parse_dims(dims_arg);
+    const std::string json_path = "build/bench-engine.json";
 
     // In turns, five rounds each: a burst of other work on the machine then falls on
     // both ways alike, and the least of each way is kept. Every round of either way
-    // has images of its own: on these VMs the hypervisor appears to back a huge page
+    // is a process of its own with images of its own, as every run of the one-process
+    // driver was and every kernel host is: what a process is dealt (where its heap,
+    // stack and images fall; on these VMs the hypervisor appears to back a huge page
     // with 4 KiB frames, so each allocation meets the physically indexed L2 with its
-    // own colouring (a blocked rotate at 512 read 1.20-1.43 CPE in-process over fresh
-    // images, 1.20-1.28 over one pair), and each kernel host, like each run of the
-    // one-process driver, allocates afresh. One pair kept for the whole bench would
-    // compare one draw against the least of several.
+    // own colouring) moves a figure. The AVX-512 smooth at 512 read 1.14-1.29 CPE in
+    // ten such processes; a blocked rotate at 512 read 1.20-1.43 over fresh images in
+    // one. One process for the whole bench would compare one draw against the least
+    // of several hosts.
     constexpr int kRounds = 5;
+    std::string clock;
     fmt::print("{:<60} {:>5} {:>9} {:>9} {:>7}  goal\n", "variant", "dim", "in-proc", "host", "ratio");
     int met = 0, missed = 0;
-    for (const auto& r : g_registered) {
+    for (std::size_t v = 0; v < g_registered.size(); ++v) {
+        const Registered& r = g_registered[v];
         std::vector<double> inproc(dims.size(), 1e300), hosted(dims.size(), 1e300);
-        // Held until the variant is done, so that no round reuses an earlier one's frames.
-        std::vector<std::unique_ptr<HugeImage>> images;
         for (int round = 0; round < kRounds; ++round) {
-            for (std::size_t i = 0; i < dims.size(); ++i) {
-                const int dim = dims[i];
-                pixel* src = images.emplace_back(std::make_unique<HugeImage>(dim))->pixels();
-                pixel* dst = images.emplace_back(std::make_unique<HugeImage>(dim))->pixels();
-                const std::size_t n = std::size_t(dim) * dim;
-                auto k = perflab::k_best(kbest, [&] {
-                    inputs.fill({src, n});
-                    inputs.fill({dst, n});
-                    clearer.clear();
-                    const auto t0 = clock->start();
-                    r.fn(dim, src, dst);
-                    return double(clock->stop() - t0);
-                });
-                inproc[i] = std::min(inproc[i], k.best / double(n));
-            }
+            auto p = in_process_cpes(v, dims_arg, dims.size());
             auto h = host_cpes(driver, host, r.kernel, r.description, dims_arg, json_path);
-            if (!h || h->size() != dims.size()) {
-                std::fprintf(stderr, "%s: the driver did not time '%s': run it by hand to see why\n", argv[0],
-                             r.description.c_str());
+            if (!p || !h || h->size() != dims.size()) {
+                std::fprintf(stderr, "%s: '%s' was not timed %s: run it by hand to see why\n", argv[0],
+                             r.description.c_str(), p ? "by the driver" : "in-process");
                 return 1;
             }
-            for (std::size_t i = 0; i < dims.size(); ++i) hosted[i] = std::min(hosted[i], (*h)[i]);
+            clock = p->second;
+            for (std::size_t i = 0; i < dims.size(); ++i) {
+                inproc[i] = std::min(inproc[i], p->first[i]);
+                hosted[i] = std::min(hosted[i], (*h)[i]);
+            }
         }
         for (std::size_t i = 0; i < dims.size(); ++i) {
             const double ratio = hosted[i] / inproc[i];
@@ -163,6 +199,6 @@ int main(int argc, char** argv) {
         }
     }
     fmt::print("\n{} of {} figures within the goal ({} missed); least of {} rounds each way; clock: {}\n", met,
-               met + missed, missed, kRounds, clock->describe());
+               met + missed, missed, kRounds, clock);
     return 0;
 }
