@@ -311,6 +311,27 @@ TEST_CASE("interleaved K-best stops every series when one sample fails", "[drive
     CHECK(results[1].samples == 1);
 }
 
+TEST_CASE("a warm-up takes samples in turns until its time is up, and keeps none", "[driver][sampler]") {
+    int a = 0, b = 0;
+    const auto start = std::chrono::steady_clock::now();
+    CHECK(warm_up({[&] { return double(++a); }, [&] { return double(++b); }}, std::chrono::milliseconds(20)));
+    CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(20));
+    CHECK(a >= 1);
+    CHECK(a == b);  // whole rounds only
+}
+
+TEST_CASE("a warm-up stops at the first failed sample", "[driver][sampler]") {
+    FakeSamples a{{100, 100, 100}}, b{{50, -1, 50}};
+    int calls_a = 0;
+    CHECK_FALSE(warm_up({[&] {
+                             ++calls_a;
+                             return a();
+                         },
+                         std::ref(b)},
+                        std::chrono::seconds(60)));
+    CHECK(calls_a == 2);  // a, b; a, b fails: no third round, long before the minute is up
+}
+
 TEST_CASE("atomic writes replace regular files but write through links and pipes", "[driver][atomic]") {
     namespace fs = std::filesystem;
     fs::path dir = fs::temp_directory_path() / ("perflab-atomic-" + std::to_string(::getpid()));

@@ -75,4 +75,13 @@ std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
     return results;
 }
 
+bool warm_up(const std::vector<std::function<double()>>& take_samples, std::chrono::nanoseconds duration) {
+    const auto until = std::chrono::steady_clock::now() + duration;
+    do {
+        for (const auto& take : take_samples)
+            if (take() < 0) return false;
+    } while (std::chrono::steady_clock::now() < until);
+    return true;
+}
+
 }  // namespace perflab

@@ -3,6 +3,7 @@
 // so the scheme can be tested on a fake clock.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -43,6 +44,10 @@ using EnoughSamples = std::function<bool(const std::vector<KBestResult>&)>;
 std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
                                             const std::vector<std::function<double()>>& take_samples,
                                             const EnoughSamples& enough = {});
+
+// Takes samples in turns, as k_best_interleaved does, and drops them, for
+// `duration`: false as soon as one fails (negative), true once the time is up.
+bool warm_up(const std::vector<std::function<double()>>& take_samples, std::chrono::nanoseconds duration);
 
 // The K-best result of samples already taken, as k_best would have kept them.
 KBestResult k_best_of(const std::vector<double>& samples, const KBestConfig& config);

@@ -1,6 +1,7 @@
 #include "runner.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <fmt/format.h>
 
 #include "call_cost.hpp"
@@ -8,6 +9,8 @@
 #include "common/statistics.hpp"
 
 namespace perflab {
+
+constexpr std::chrono::milliseconds kWarmUp{300};
 
 // The timed calls of one function in its host, and what the samples saw.
 class Runner::Series {
@@ -39,6 +42,9 @@ public:
     }
 
     const std::optional<CheckFailure>& failure() const { return failure_; }
+    // Drops what the samples so far saw, so that the counters of the sample K-best
+    // keeps are found by its index among those taken from now on.
+    void forget_samples() { per_sample_.clear(); }
 
     DimResult result(const KBestResult& k) const {
         DimResult d;
@@ -139,6 +145,17 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
             if (baseline) return sure(call_cost_resolved(r[kOracle].all, r[kVariant].all, r[kEmpty].all), speedup(r));
             return !r[kEmpty].all.empty() && k_best_less_call_cost(r[kVariant].all, r[kEmpty].all, kbest).converged;
         };
+        // The run's first figure would otherwise come from a machine that was idle a
+        // moment ago: measured first, a blocked rotate at 64 read 1.12-1.26 CPE (once
+        // 3.2, its call cost unresolved) in runs started after a pause, and 1.03-1.10
+        // (in one process: 1.09-1.10) once the same calls had run untimed for 300 ms
+        // (1.01-1.10 in five runs with this warm-up).
+        if (!warmed_up_) {
+            warmed_up_ = true;
+            if (!warm_up(takers, kWarmUp) && variant.failure()) return fail(*variant.failure());
+            variant.forget_samples();
+            if (baseline) baseline->forget_samples();
+        }
         std::vector<KBestResult> k = k_best_interleaved(kbest, takers, enough);
         if (variant.failure()) return fail(*variant.failure());
         DimResult d = variant.result(k_best_less_call_cost(k[kVariant].all, k[kEmpty].all, kbest));

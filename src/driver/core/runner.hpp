@@ -72,6 +72,7 @@ private:
 
     const Plan& plan_;
     MeasuringTools tools_;
+    bool warmed_up_ = false;  // the run's first measurement has had its warm-up
 };
 
 }  // namespace perflab
