@@ -147,9 +147,8 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
         };
         // The run's first figure would otherwise come from a machine that was idle a
         // moment ago: measured first, a blocked rotate at 64 read 1.12-1.26 CPE (once
-        // 3.2, its call cost unresolved) in runs started after a pause, and 1.03-1.10
-        // (in one process: 1.09-1.10) once the same calls had run untimed for 300 ms
-        // (1.01-1.10 in five runs with this warm-up).
+        // 3.2, its call cost unresolved) in runs started after a pause, and 1.01-1.10
+        // after this warm-up (in one process: 1.09-1.10).
         if (!warmed_up_) {
             warmed_up_ = true;
             if (!warm_up(takers, kWarmUp) && variant.failure()) return fail(*variant.failure());
