@@ -3,16 +3,15 @@
 // old driver registered a kernels file) is timed the old way, in a process of its own
 // (this program, run with --in-process) - TSC around a direct call, fresh ChaCha20
 // images in huge pages, the L1 cleared - and by the driver in its kernel host
-// (./driver --host build/solutions-host --variant ...), in turns. Both use the driver's K-best settings; the table is the ratio of the two
-// CPEs per variant and dimension, against the goal (within 5% at dims >= 128, 10% at 64).
+// (./driver --host build/solutions-host --variant ...), in turns. Both use the
+// driver's K-best settings; the table is the ratio of the two CPEs per variant and
+// dimension, against the goal (within 5% at dims >= 128, 10% at 64).
 #include <sys/mman.h>
 
 #include <cmath>
 #include <cstdio>
 #include <fmt/format.h>
 #include <fstream>
-#include <map>
-#include <memory>
 #include <optional>
 #include <sstream>
 #include <nlohmann/json.hpp>

@@ -311,7 +311,7 @@ TEST_CASE("interleaved K-best stops every series when one sample fails", "[drive
     CHECK(results[1].samples == 1);
 }
 
-TEST_CASE("a warm-up takes samples in turns until its time is up, and keeps none", "[driver][sampler]") {
+TEST_CASE("a warm-up takes whole rounds of samples until its time is up", "[driver][sampler]") {
     int a = 0, b = 0;
     const auto start = std::chrono::steady_clock::now();
     CHECK(warm_up({[&] { return double(++a); }, [&] { return double(++b); }}, std::chrono::milliseconds(20)));

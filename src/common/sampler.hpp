@@ -45,7 +45,7 @@ std::vector<KBestResult> k_best_interleaved(const KBestConfig& config,
                                             const std::vector<std::function<double()>>& take_samples,
                                             const EnoughSamples& enough = {});
 
-// Takes samples in turns, as k_best_interleaved does, and drops them, for
+// Takes one sample of each in turn, round after round, and drops them, for
 // `duration`: false as soon as one fails (negative), true once the time is up.
 bool warm_up(const std::vector<std::function<double()>>& take_samples, std::chrono::nanoseconds duration);
 
