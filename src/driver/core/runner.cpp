@@ -146,9 +146,9 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
             return !r[kEmpty].all.empty() && k_best_less_call_cost(r[kVariant].all, r[kEmpty].all, kbest).converged;
         };
         // The run's first figure would otherwise come from a machine that was idle a
-        // moment ago: measured first, a blocked rotate at 64 read 1.12-1.26 CPE (once
-        // 3.2, its call cost unresolved) in runs started after a pause, and 1.01-1.10
-        // after this warm-up (in one process: 1.09-1.10).
+        // moment ago: measured first in runs started after a pause, a blocked rotate at
+        // 64 read 1.02-1.74 CPE in 22 runs, three times 3.2 (its call cost unresolved);
+        // after this warm-up, 1.01-1.12 in 15 (in one process: 1.09-1.10).
         if (!warmed_up_) {
             warmed_up_ = true;
             if (!warm_up(takers, kWarmUp) && variant.failure()) return fail(*variant.failure());
