@@ -581,6 +581,16 @@ void access_order(const ExplainData& data, const KernelEvidence& e, std::size_t 
     if (ref) add_pattern(f.evidence, "reference", *ref);
     f.evidence.emplace_back("traced at", double(p.dim));
     const int line = data.l1 ? data.l1->line : 64;
+    if (p.threads_per_call >= 1) {
+        // The trace holds every thread's accesses, interleaved wherever valgrind switched
+        // threads: no loop order can be read from it (two naive halves once looked tiled).
+        f.evidence.emplace_back("threads created per call", p.threads_per_call);
+        f.title = fmt::format("{}: its {:.0f} threads' accesses interleave in the trace, so no loop order is read "
+                              "from it",
+                              name, p.threads_per_call);
+        out.push_back(std::move(f));
+        return;
+    }
     if (p.tiled() && p.stores_down_columns() && (!ref || ref->stores_along_rows())) {
         f.severity = Severity::problem;
         f.title = fmt::format("{} is tiled, but its innermost loop stores down a destination column{}", name,
@@ -628,6 +638,7 @@ void access_order(const ExplainData& data, const KernelEvidence& e, std::size_t 
 void tile_shape(const ExplainData& data, const KernelEvidence& e, std::size_t i, std::vector<Finding>& out) {
     if (e.kernel != Kernel::rotate || i >= e.patterns.size() || !e.patterns[i] || !e.patterns[i]->tiled()) return;
     const AccessPattern& p = *e.patterns[i];
+    if (p.threads_per_call >= 1) return;  // no tiles can be read from interleaved threads (see access_order)
     const std::optional<AccessPattern>& ref = e.reference ? e.reference->pattern : std::nullopt;
     const std::string name = fn_name(e, i);
     const int line = data.l1 ? data.l1->line : 64;
