@@ -577,20 +577,21 @@ void access_order(const ExplainData& data, const KernelEvidence& e, std::size_t 
     const std::optional<AccessPattern>& ref = e.reference ? e.reference->pattern : std::nullopt;
     const std::string name = fn_name(e, i);
     Finding f = make("access-order", Severity::ok, e.kernel, e.result.variants[i].name, "");
-    add_pattern(f.evidence, "", p);
-    if (ref) add_pattern(f.evidence, "reference", *ref);
-    f.evidence.emplace_back("traced at", double(p.dim));
-    const int line = data.l1 ? data.l1->line : 64;
     if (p.threads_per_call >= 1) {
         // The trace holds every thread's accesses, interleaved wherever valgrind switched
-        // threads: no loop order can be read from it (two naive halves once looked tiled).
-        f.evidence.emplace_back("threads created per call", p.threads_per_call);
+        // threads: no loop order can be read from it (two naive halves once looked tiled),
+        // so none is shown as evidence either.
+        f.evidence = {{"threads created per call", p.threads_per_call}, {"traced at", double(p.dim)}};
         f.title = fmt::format("{}: its {:.0f} threads' accesses interleave in the trace, so no loop order is read "
                               "from it",
                               name, p.threads_per_call);
         out.push_back(std::move(f));
         return;
     }
+    add_pattern(f.evidence, "", p);
+    if (ref) add_pattern(f.evidence, "reference", *ref);
+    f.evidence.emplace_back("traced at", double(p.dim));
+    const int line = data.l1 ? data.l1->line : 64;
     if (p.tiled() && p.stores_down_columns() && (!ref || ref->stores_along_rows())) {
         f.severity = Severity::problem;
         f.title = fmt::format("{} is tiled, but its innermost loop stores down a destination column{}", name,
