@@ -147,7 +147,8 @@ std::vector<int> parse_dims(const std::string& dims_arg) {
 int main(int argc, char** argv) {
     register_rotate_functions();
     register_smooth_functions();
-    if (argc == 4 && std::string(argv[1]) == "--in-process") return in_process_round(std::stoul(argv[2]), parse_dims(argv[3]));
+    if (argc == 4 && std::string(argv[1]) == "--in-process")
+        return in_process_round(std::stoul(argv[2]), parse_dims(argv[3]));
     if (argc != 4) {
         std::fprintf(stderr, "usage: %s DRIVER SOLUTIONS_HOST DIMS (e.g. ./driver build/solutions-host 64,128,256,512)\n",
                      argv[0]);
