@@ -6,10 +6,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
@@ -235,27 +238,59 @@ TEST_CASE("baseline files: parse, write, and refuse nonsense", "[driver][baselin
     CHECK_THROWS_WITH(parse_baseline("title = 'x'\n", "b.toml"), Catch::Contains("--calibrate"));
 }
 
-TEST_CASE("host images: aligned, and canaries see small overruns", "[driver][image]") {
+TEST_CASE("host images: shared with the host, aligned, and canaries see small overruns", "[driver][image]") {
     auto host = KernelHost::start({test::repo("reference-host"), std::nullopt});
     host->layout(37);  // 37*37*6 bytes: not a multiple of 32, so there is slack after
-    HostImage img(*host, host->dst(), 37);
-    CHECK(host->dst().pixels % kImageAlignment == 0);
+    const RemoteImage where = host->dst();
+    HostImage img(where, 37);
+    CHECK(where.pixels % kImageAlignment == 0);
+    for (std::size_t i = 0; i < img.pixel_count(); ++i)
+        img.pixels()[i] = pixel{static_cast<unsigned short>(i), static_cast<unsigned short>(3 * i), 7};
     img.upload();
+    // The host sees the upload at its own address: one memory, not a copy.
+    std::vector<std::uint8_t> seen(img.pixel_count() * sizeof(pixel));
+    host->read(where.pixels, seen);
+    CHECK(std::memcmp(seen.data(), img.pixels().data(), seen.size()) == 0);
     img.download();
     CHECK(img.damaged_canary_before() == 0);
     CHECK(img.damaged_canary_after() == 0);
-    const std::uint8_t zero[2] = {0, 0};
-    host->write(host->dst().pixels - 1, std::span(zero, 1));  // what a kernel writing dst[-1] leaves
+    std::uint8_t* shared = where.local + (where.pixels - where.region);
+    shared[-1] = 0;  // what a kernel writing dst[-1] leaves
     img.download();
     CHECK(img.damaged_canary_before() == 1);
     img.upload();
     img.download();
     CHECK(img.damaged_canary_before() == 0);
-    host->write(host->dst().pixels + img.pixel_count() * sizeof(pixel), zero);
+    shared[img.pixel_count() * sizeof(pixel)] = 0;
+    shared[img.pixel_count() * sizeof(pixel) + 1] = 0;
     img.download();
     CHECK(img.damaged_canary_after() == 2);
-    CHECK(img.classify(reinterpret_cast<const void*>(host->dst().region - 1)) == HostImage::Region::guard_before);
-    CHECK(img.classify(reinterpret_cast<const void*>(host->dst().region_end())) == HostImage::Region::guard_after);
+    CHECK(img.classify(reinterpret_cast<const void*>(where.region - 1)) == HostImage::Region::guard_before);
+    CHECK(img.classify(reinterpret_cast<const void*>(where.region_end())) == HostImage::Region::guard_after);
+}
+
+TEST_CASE("host images: the host cannot shrink or grow their memory", "[driver][image]") {
+    // A host that truncated the shared file would turn the driver's next access to
+    // it into a SIGBUS: the memory is sealed before the host gets it.
+    auto host = KernelHost::start({test::repo("reference-host"), std::nullopt});
+    host->layout(64);
+    const RemoteImage& where = host->dst();
+    const std::string mapping = fmt::format("/proc/{}/map_files/{:x}-{:x}", host->pid(), where.region, where.region_end());
+    const int fd = open(mapping.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        WARN("cannot open " << mapping << " (" << std::strerror(errno) << "): needs root");
+        return;
+    }
+    CHECK((fcntl(fd, F_GET_SEALS) & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) ==
+          (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL));
+    CHECK(ftruncate(fd, 0) != 0);
+    CHECK(ftruncate(fd, off_t(4 * where.region_bytes)) != 0);
+    close(fd);
+    // Still whole: the image is written and read back as before.
+    HostImage img(where, 64);
+    img.upload();
+    img.download();
+    CHECK(img.damaged_canary_after() == 0);
 }
 
 TEST_CASE("inputs are full-range, reproducible from a seed and unpredictable without one", "[driver][image]") {

@@ -45,6 +45,7 @@ const std::vector<std::string> kKernelHostAllowed = {
     "tkill", "sysinfo", "uname", "getrusage", "times", "restart_syscall", "membarrier",
     // bwrap's init (pid 1 of the sandbox) runs under the filter too and reaps the program.
     "wait4", "waitid",
+    "recvmsg",
     // bwrap loads the filter and then execs the program; seccomp stays on across exec.
     "execve",
 };

@@ -1,20 +1,24 @@
 /* The kernel host's side of the conversation with the trusted driver, in C so that
  * the host (linked with the student's kernels.c) and the driver (C++) read the same
  * layout. The driver creates a small memfd holding one perflab_host_control, passes
- * its descriptor to the host (kernel-host --fd N) and drives the host with commands.
+ * its descriptor to the host (kernel-host --fd N --images M) and drives the host with
+ * commands.
  *
  * Nothing the host writes here is trusted: the driver reads the registration only
  * to name things, checks every result itself, and measures time from outside (the
- * host's CPU-time clock). Images live in the host's own memory (transparent huge
- * pages, which shared memory does not get here); the driver writes and reads them
- * with process_vm_writev/readv. */
+ * host's CPU-time clock). The images are shared memory the driver makes: for each
+ * LAYOUT it sends one sealed memfd (src at offset 0, dst at offset region_bytes) on
+ * the socket M, and writes and reads the pixels with plain stores and loads, which
+ * leave them in this CPU's caches as a one-process caller's freshly written images
+ * are (the kernel's own copy into another process left a blocked rotate at 512 1.5x
+ * its one-process CPE). */
 #ifndef PERFLAB_HOST_PROTOCOL_H
 #define PERFLAB_HOST_PROTOCOL_H
 
 #include <stdint.h>
 
 #define PERFLAB_HOST_MAGIC 0x70686f73u /* "phos" */
-#define PERFLAB_HOST_VERSION 2u
+#define PERFLAB_HOST_VERSION 3u
 
 #define PERFLAB_HOST_MAX_VARIANTS 256
 #define PERFLAB_HOST_TEXT_MAX 512 /* bytes, with the terminating NUL */
@@ -22,9 +26,14 @@
 /* What the driver asks. */
 enum perflab_host_op {
     PERFLAB_HOST_OP_NONE = 0,
-    PERFLAB_HOST_OP_LAYOUT = 1, /* make images for `dim`, report where they are */
+    PERFLAB_HOST_OP_LAYOUT = 1, /* map the images for `dim` the driver sent, report where they are */
     PERFLAB_HOST_OP_CALL = 2,   /* call (kernel, variant) on the images once */
-    PERFLAB_HOST_OP_QUIT = 3
+    PERFLAB_HOST_OP_QUIT = 3,
+    /* Read one byte of every page of both images. The driver asks for it before it
+     * writes a call's input, so that the host's TLB holds the images at the call as
+     * a one-process caller's does, without a moment in which the host runs untimed
+     * with the input in reach. */
+    PERFLAB_HOST_OP_TOUCH = 4
 };
 
 /* Which function a CALL runs: an index among the kernel's registered variants, or
@@ -33,11 +42,14 @@ enum perflab_host_op {
 #define PERFLAB_HOST_NOTHING (-5)  /* return at once: the cost of the call itself */
 #define PERFLAB_HOST_AT_ADDRESS (-6) /* the function at address `arg`: one --explain found unregistered */
 
-/* Where the host puts an image of `bytes` bytes: in whole 2 MiB huge pages (so a
- * physically indexed cache sees the same placement on every run), its pixels as close
- * to their end - the back guard page - as 32-byte alignment allows. make bench-engine
- * places its in-process images by the same rule: where an image sits within its huge
- * page alone moved the AVX-512 rotate's CPE at 64 by 1.5x. */
+/* Where an image of `bytes` bytes lies: in a region of whole 2 MiB huge pages, mapped
+ * at a huge-page boundary (so a physically indexed cache sees the same placement on
+ * every run where the memory is in huge pages), its pixels as close to the region's
+ * end - the back guard page - as 32-byte alignment allows. Both sides compute the
+ * region's size and the pixels' offset in it from these, so the driver never relies
+ * on what the host reports. make bench-engine places its in-process images by the
+ * same rule: where an image sits within its huge page alone moved the AVX-512
+ * rotate's CPE at 64 by 1.5x. */
 #define PERFLAB_HOST_HUGE_PAGE ((uint64_t)2 << 20)
 #define PERFLAB_HOST_IMAGE_ALIGNMENT ((uint64_t)32)
 static inline uint64_t perflab_host_region_bytes(uint64_t bytes, uint64_t page) {

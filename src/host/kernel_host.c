@@ -4,7 +4,8 @@
  * add_rotate_function, add_smooth_function and main. Every other name here is
  * static or carries the perflab_host_ prefix, so no name a student picks collides.
  *
- *   kernel-host --fd N               serve the driver through the control block on fd N
+ *   kernel-host --fd N --images M    serve the driver through the control block on fd N,
+ *                                     receiving the images' memory on the socket M
  *   kernel-host --simulate K:V:D:N:A  call variant V of kernel K (0 rotate, 1 smooth)
  *                                     N times at dimension D (A: the extra argument),
  *                                     for the cache simulation under valgrind
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -95,7 +97,9 @@ struct host_image {
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-static int host_image_make(struct host_image *im, int dim) {
+/* The image's region from `fd` at `offset` (the driver's shared memory), or
+ * anonymous memory when fd < 0 (the simulation's run, which has no driver). */
+static int host_image_make(struct host_image *im, int dim, int fd, off_t offset) {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t bytes = (size_t)dim * (size_t)dim * sizeof(pixel);
     if (im->map) munmap(im->map, im->map_bytes);
@@ -108,7 +112,10 @@ static int host_image_make(struct host_image *im, int dim) {
     if (p == MAP_FAILED) return -1;
     im->map = p;
     im->usable = (unsigned char *)round_up((uintptr_t)im->map + page, PERFLAB_HOST_HUGE_PAGE);
-    if (mprotect(im->usable, im->usable_bytes, PROT_READ | PROT_WRITE) != 0) return -1;
+    if (fd >= 0 ? mmap(im->usable, im->usable_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, offset) ==
+                      MAP_FAILED
+                : mprotect(im->usable, im->usable_bytes, PROT_READ | PROT_WRITE) != 0)
+        return -1;
     madvise(im->usable, im->usable_bytes, MADV_HUGEPAGE);
     im->pixels = (pixel *)(uintptr_t)perflab_host_pixels_at((uintptr_t)(im->usable + im->usable_bytes), bytes);
     /* Touch every page now, so the first timed call does not pay for faults. One
@@ -117,6 +124,31 @@ static int host_image_make(struct host_image *im, int dim) {
      * simulation's and the access trace's runs. */
     for (size_t at = 0; at < im->usable_bytes; at += page) ((volatile unsigned char *)im->usable)[at] = 0;
     return 0;
+}
+
+/* One byte of every page (PERFLAB_HOST_OP_TOUCH). */
+static void host_image_touch(const struct host_image *im) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (size_t at = 0; at < im->usable_bytes; at += page) (void)((volatile unsigned char *)im->usable)[at];
+}
+
+/* The memfd the driver sends with a LAYOUT command, or -1. */
+static int host_receive_fd(int socket) {
+    char data;
+    struct iovec iov = {.iov_base = &data, .iov_len = 1};
+    union {
+        struct cmsghdr header;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes,
+                         .msg_controllen = sizeof control.bytes};
+    if (recvmsg(socket, &msg, MSG_CMSG_CLOEXEC) != 1) return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
 }
 
 static void host_image_report(const struct host_image *im, volatile struct perflab_host_image *out) {
@@ -179,12 +211,25 @@ static void host_register(volatile struct perflab_host_control *c) {
     c->registered = 1;
 }
 
-static int host_carry_out(volatile struct perflab_host_control *c, struct host_image *src, struct host_image *dst) {
+static int host_carry_out(volatile struct perflab_host_control *c, int images, struct host_image *src,
+                          struct host_image *dst) {
     switch (c->op) {
-        case PERFLAB_HOST_OP_LAYOUT:
-            if (c->dim <= 0 || host_image_make(src, c->dim) != 0 || host_image_make(dst, c->dim) != 0) return 1;
+        case PERFLAB_HOST_OP_LAYOUT: {
+            int fd = c->dim > 0 ? host_receive_fd(images) : -1;
+            if (fd < 0) return 1;
+            size_t page = (size_t)sysconf(_SC_PAGESIZE);
+            off_t second = (off_t)perflab_host_region_bytes((uint64_t)c->dim * (uint64_t)c->dim * sizeof(pixel), page);
+            int failed = host_image_make(src, c->dim, fd, 0) != 0 || host_image_make(dst, c->dim, fd, second) != 0;
+            close(fd);
+            if (failed) return 1;
             host_image_report(src, &c->src);
             host_image_report(dst, &c->dst);
+            return 0;
+        }
+        case PERFLAB_HOST_OP_TOUCH:
+            if (!src->pixels) return 1;
+            host_image_touch(src);
+            host_image_touch(dst);
             return 0;
         case PERFLAB_HOST_OP_CALL: {
             lab_test_func fn = host_lookup(c->kernel, c->variant, c->arg);
@@ -199,7 +244,7 @@ static int host_carry_out(volatile struct perflab_host_control *c, struct host_i
     return 1;
 }
 
-static int host_serve(int fd) {
+static int host_serve(int fd, int images) {
     void *p = mmap(NULL, sizeof(struct perflab_host_control), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         fprintf(stderr, "kernel-host: no control block on fd %d: run ./driver, which starts this program\n", fd);
@@ -222,7 +267,7 @@ static int host_serve(int fd) {
         uint32_t request;
         while ((request = __atomic_load_n(&c->request, __ATOMIC_ACQUIRE)) == done)
             host_futex(&c->request, FUTEX_WAIT, done);
-        c->status = host_carry_out(c, &src, &dst);
+        c->status = host_carry_out(c, images, &src, &dst);
         done = request;
         __atomic_store_n(&c->reply, done, __ATOMIC_RELEASE);
         host_futex(&c->reply, FUTEX_WAKE, 1);
@@ -242,7 +287,7 @@ static int host_simulate(const char *spec) {
     register_smooth_functions();
     lab_test_func fn = host_lookup(kernel, variant, arg);
     struct host_image src = {0}, dst = {0};
-    if (!fn || host_image_make(&src, dim) != 0 || host_image_make(&dst, dim) != 0) {
+    if (!fn || host_image_make(&src, dim, -1, 0) != 0 || host_image_make(&dst, dim, -1, 0) != 0) {
         fprintf(stderr, "kernel-host: no variant %d of kernel %d, or no memory for dimension %d\n", variant, kernel,
                 dim);
         return 2;
@@ -275,7 +320,8 @@ static int host_simulate(const char *spec) {
 
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--simulate") == 0) return host_simulate(argv[2]);
-    if (argc == 3 && strcmp(argv[1], "--fd") == 0) return host_serve(atoi(argv[2]));
-    fprintf(stderr, "usage: kernel-host --fd N (started by ./driver) | kernel-host --simulate K:V:D:N:A\n");
+    if (argc == 5 && strcmp(argv[1], "--fd") == 0 && strcmp(argv[3], "--images") == 0)
+        return host_serve(atoi(argv[2]), atoi(argv[4]));
+    fprintf(stderr, "usage: kernel-host --fd N --images M (started by ./driver) | kernel-host --simulate K:V:D:N:A\n");
     return 2;
 }

@@ -86,23 +86,25 @@ int Trial::laid_out(KernelHost& host, int dim) {
 }
 
 Trial::Trial(KernelHost& host, int dim)
-    : host_(host), dim_(laid_out(host, dim)), src_(host, host.src(), dim), dst_(host, host.dst(), dim) {}
+    : host_(host), dim_(laid_out(host, dim)), src_(host.src(), dim), dst_(host.dst(), dim) {}
 
-void Trial::prepare(InputGenerator& inputs) {
+void Trial::prepare(InputGenerator& inputs, unsigned timeout_seconds) {
     inputs.fill(src_.pixels());
     inputs.fill(dst_.pixels());
     src_before_.assign(src_.pixels().begin(), src_.pixels().end());
     poison_.assign(dst_.pixels().begin(), dst_.pixels().end());
-    src_.upload();
+    // The poison first: it is no secret. Then the host brings its TLB up to date
+    // while the images hold no input yet, so that at the call it has the images'
+    // pages at hand as a one-process caller does, without a moment in which it runs
+    // untimed with the input in reach. Each image is read back once written, so
+    // that it, and not the driver's copy, is what this CPU's caches hold. With the
+    // input written before the touch, or the touch left out, a blocked rotate ran
+    // 5-7% over its one-process CPE at 256-512 and an AVX-512 one 7-10% (Benchmarks).
     dst_.upload();
-    // The kernel's copy into another process leaves large images outside this CPU's
-    // caches, where the classic driver's freshly written ones are in them (measured:
-    // a blocked rotate at 512 ran 1.5x its in-process CPE, 1.1x once read back).
-    // Reading them back puts them where a kernel's caller would have them; reading
-    // them into a scratch buffer, not the driver's copy, keeps that copy from taking
-    // half the cache (fast kernels at 256 read 0.08 CPE high with it there).
-    src_.warm();
     dst_.warm();
+    host_.touch_images(timeout_seconds);
+    src_.upload();
+    src_.warm();
 }
 
 HostCall Trial::run(const HostFunction& fn, unsigned timeout_seconds, std::span<CallBracket* const> brackets) {
@@ -159,7 +161,7 @@ std::optional<CheckFailure> Trial::verify(Kernel kernel, const CallOutcome& outc
 std::optional<CheckFailure> check_variant(KernelHost& host, const HostFunction& fn, int dim, InputGenerator& inputs,
                                           unsigned timeout_seconds) {
     Trial trial(host, dim);
-    trial.prepare(inputs);
+    trial.prepare(inputs, timeout_seconds);
     return trial.verify(fn.kernel, trial.run(fn, timeout_seconds).outcome);
 }
 

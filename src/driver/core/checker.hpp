@@ -44,7 +44,8 @@ public:
     int dim() const { return dim_; }
 
     // Fresh random src and fresh poison in dst (never timed).
-    void prepare(InputGenerator& inputs);
+    // A host that dies or stalls past `timeout_seconds` here is reported by run().
+    void prepare(InputGenerator& inputs, unsigned timeout_seconds);
     HostCall run(const HostFunction& fn, unsigned timeout_seconds, std::span<CallBracket* const> brackets = {});
     // Judges the last run against `kernel`'s oracle.
     std::optional<CheckFailure> verify(Kernel kernel, const CallOutcome& outcome);

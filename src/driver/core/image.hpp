@@ -1,4 +1,4 @@
-// An image in the kernel host's memory and the driver's copy of it. The host puts
+// An image shared with the kernel host and the driver's copy of it. The host puts
 // an inaccessible page before and after each image; the driver fills the slack
 // between with canary bytes, so a kernel that writes outside its buffer either
 // faults at once or leaves a mark the checker finds.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "defs.h"
-#include "driver/core/kernel_host.hpp"
+#include "driver/core/kernel_host.hpp"  // RemoteImage
 
 namespace perflab {
 
@@ -26,7 +26,7 @@ inline bool same_pixel(const pixel& a, const pixel& b) {
 
 class HostImage {
 public:
-    HostImage(KernelHost& host, const RemoteImage& where, int dim);
+    HostImage(const RemoteImage& where, int dim);
 
     int dim() const { return dim_; }
     std::size_t pixel_count() const { return std::size_t(dim_) * std::size_t(dim_); }
@@ -34,11 +34,11 @@ public:
     std::span<pixel> pixels();
     std::span<const pixel> pixels() const;
 
-    void upload();    // canaries and pixels to the host
+    void upload();    // canaries and pixels to the shared image
     void download();  // pixels and the canary windows back
-    // Reads the host's pixels through a small scratch buffer, so that they, and not
-    // the driver's copy, are what this CPU's caches hold, as a caller's freshly
-    // written images would be.
+    // Reads every line of the shared pixels, so that they, and not the driver's
+    // copy, are what this CPU's caches hold last, as a caller's freshly written
+    // images would be.
     void warm();
     std::size_t damaged_canary_before() const;
     std::size_t damaged_canary_after() const;
@@ -48,7 +48,8 @@ public:
     Region classify(const void* address) const;
 
 private:
-    KernelHost& host_;
+    std::uint8_t* shared() const { return where_.local + (where_.pixels - where_.region) - before_; }
+
     RemoteImage where_;
     int dim_;
     std::size_t before_, after_;        // canary bytes on either side

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -19,8 +20,10 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "common/proc_stat.hpp"
+#include "defs.h"
 #include "host/host_protocol.h"
 
 namespace perflab {
@@ -77,8 +80,10 @@ KernelHost::~KernelHost() {
         if (reap_within(100)) alive_ = false;
     }
     kill_host();  // also reaps the init of a host that died on its own
+    unmap_images();
     if (control_) munmap(control_, sizeof(perflab_host_control));
     if (control_fd_ >= 0) close(control_fd_);
+    if (images_socket_ >= 0) close(images_socket_);
 }
 
 void KernelHost::spawn() {
@@ -92,7 +97,17 @@ void KernelHost::spawn() {
     control_->version = PERFLAB_HOST_VERSION;
     control_->request = 1;  // the first command: register (the host answers it on its own)
 
-    std::vector<std::string> argv{launch_.executable, "--fd", std::to_string(control_fd_)};
+    int images[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, images) != 0)
+        throw HostError(fmt::format("cannot start the kernel host: socketpair: {}", std::strerror(errno)));
+    images_socket_ = images[0];
+    struct CloseOnReturn {
+        int fd;
+        ~CloseOnReturn() { close(fd); }
+    } host_end{images[1]};
+
+    std::vector<std::string> argv{launch_.executable, "--fd", std::to_string(control_fd_), "--images",
+                                  std::to_string(host_end.fd)};
     std::optional<SandboxCommand> boxed;
     int info[2] = {-1, -1};
     if (launch_.sandbox) {
@@ -101,6 +116,7 @@ void KernelHost::spawn() {
             throw HostError(fmt::format("cannot start the kernel host: pipe: {}", std::strerror(errno)));
         SandboxSpec spec = *launch_.sandbox;
         spec.keep_fds.push_back(control_fd_);
+        spec.keep_fds.push_back(host_end.fd);
         spec.info_fd = info[1];
         try {
             boxed = sandbox_command(spec, argv);
@@ -129,6 +145,7 @@ void KernelHost::spawn() {
         // fd 3), not its files. Only the control block and what the sandbox needs.
         close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
         fcntl(control_fd_, F_SETFD, 0);
+        fcntl(host_end.fd, F_SETFD, 0);
         if (boxed) {
             fcntl(info[1], F_SETFD, 0);
             for (int fd : boxed->inherited_fds) fcntl(fd, F_SETFD, 0);
@@ -247,78 +264,147 @@ std::uint64_t KernelHost::cpu_ns() const {
     return std::uint64_t(ts.tv_sec) * 1'000'000'000u + std::uint64_t(ts.tv_nsec);
 }
 
-void KernelHost::layout(int dim) {
-    control_->op = PERFLAB_HOST_OP_LAYOUT;
-    control_->dim = dim;
-    Wait w = command(launch_.start_seconds);
-    if (w != Wait::replied || control_->status != 0) {
-        std::string why = w == Wait::died ? death_outcome().describe()
-                          : w == Wait::timed_out ? std::string("stopped answering")
-                                                 : std::string("has no memory for them");
-        kill_host();
-        throw HostError(fmt::format("the kernel host could not make {0}x{0} images: it {1}: use smaller --dims", dim, why));
-    }
-    dim_ = dim;
-    src_ = {control_->src.region, control_->src.region_bytes, control_->src.pixels};
-    dst_ = {control_->dst.region, control_->dst.region_bytes, control_->dst.pixels};
-    last_cpu_ns_ = settled_cpu_ns();
-}
-
 namespace {
 
-// process_vm_readv/writev move at most what one call takes; go on until all is done.
-template <class Move>
-void move_all(pid_t pid, std::uint64_t address, std::uint8_t* local, std::size_t bytes, Move move, const char* what) {
-    while (bytes > 0) {
-        iovec here{local, bytes}, there{reinterpret_cast<void*>(address), bytes};
-        ssize_t n = move(pid, &here, 1, &there, 1, 0);
-        if (n <= 0)
-            throw HostError(fmt::format("cannot {} the kernel host's memory: {}", what,
-                                        n == 0 ? "nothing moved" : std::strerror(errno)));
-        local += n;
-        address += std::uint64_t(n);
-        bytes -= std::size_t(n);
+// Memory for both images: a memfd sealed against shrinking and growing, so that a
+// host cannot turn this side's next access to it into a SIGBUS.
+int image_memory(std::size_t bytes) {
+    const int fd = memfd_create("perflab-images", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return -1;
+    if (ftruncate(fd, off_t(bytes)) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+        close(fd);
+        return -1;
     }
+    return fd;
+}
+
+bool send_fd(int socket, int fd) {
+    char data = 'I';
+    iovec iov{&data, 1};
+    union {
+        cmsghdr header;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control{};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.bytes;
+    msg.msg_controllen = sizeof control.bytes;
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    return sendmsg(socket, &msg, MSG_NOSIGNAL) == 1;
 }
 
 }  // namespace
 
-void KernelHost::write(std::uint64_t address, std::span<const std::uint8_t> bytes) {
-    move_all(host_pid_, address, const_cast<std::uint8_t*>(bytes.data()), bytes.size(), process_vm_writev, "write");
+void KernelHost::unmap_images() {
+    if (images_map_) munmap(images_map_, images_bytes_);
+    images_map_ = nullptr;
+    images_bytes_ = 0;
+    src_ = dst_ = {};
+}
+
+void KernelHost::layout(int dim) {
+    unmap_images();
+    dim_ = 0;
+    const std::uint64_t bytes = std::uint64_t(dim) * std::uint64_t(dim) * sizeof(pixel);
+    const std::uint64_t region_bytes = perflab_host_region_bytes(bytes, std::uint64_t(sysconf(_SC_PAGESIZE)));
+    const int fd = image_memory(2 * region_bytes);
+    void* map = fd < 0 ? MAP_FAILED : mmap(nullptr, 2 * region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        const int error = errno;
+        if (fd >= 0) close(fd);
+        throw HostError(fmt::format("cannot make {0}x{0} images to share with the kernel host: {1}: use smaller --dims",
+                                    dim, std::strerror(error)));
+    }
+    images_map_ = static_cast<std::uint8_t*>(map);
+    images_bytes_ = 2 * region_bytes;
+    const bool sent = send_fd(images_socket_, fd);
+    close(fd);
+
+    control_->op = PERFLAB_HOST_OP_LAYOUT;
+    control_->dim = dim;
+    Wait w = sent ? command(launch_.start_seconds) : Wait::died;
+    if (w != Wait::replied || control_->status != 0) {
+        std::string why = w == Wait::died ? death_outcome().describe()
+                          : w == Wait::timed_out ? std::string("stopped answering")
+                                                 : std::string("could not map them");
+        kill_host();
+        throw HostError(fmt::format("the kernel host could not take {0}x{0} images: it {1}: use smaller --dims", dim, why));
+    }
+    dim_ = dim;
+    auto place = [&](std::uint64_t reported_region, std::uint8_t* local) {
+        return RemoteImage{reported_region, region_bytes, reported_region + perflab_host_pixels_at(region_bytes, bytes),
+                           local};
+    };
+    src_ = place(control_->src.region, images_map_);
+    dst_ = place(control_->dst.region, images_map_ + region_bytes);
+    last_cpu_ns_ = settled_cpu_ns();
 }
 
 void KernelHost::read(std::uint64_t address, std::span<std::uint8_t> bytes) {
-    move_all(host_pid_, address, bytes.data(), bytes.size(), process_vm_readv, "read");
+    // process_vm_readv moves at most what one call takes; go on until all is done.
+    std::uint8_t* local = bytes.data();
+    std::size_t left = bytes.size();
+    while (left > 0) {
+        iovec here{local, left}, there{reinterpret_cast<void*>(address), left};
+        const ssize_t n = process_vm_readv(host_pid_, &here, 1, &there, 1, 0);
+        if (n <= 0)
+            throw HostError(fmt::format("cannot read the kernel host's memory: {}",
+                                        n == 0 ? "nothing moved" : std::strerror(errno)));
+        local += n;
+        address += std::uint64_t(n);
+        left -= std::size_t(n);
+    }
+}
+
+void KernelHost::touch_images(unsigned timeout_seconds) {
+    control_->op = PERFLAB_HOST_OP_TOUCH;
+    const Wait w = command(timeout_seconds);
+    if (w == Wait::replied)
+        last_cpu_ns_ = settled_cpu_ns();
+    else if (!failed_before_call_)
+        failed_before_call_ = failure(w, timeout_seconds);
+}
+
+CallOutcome KernelHost::failure(Wait w, unsigned timeout_seconds) {
+    CallOutcome out;
+    if (w == Wait::timed_out) {
+        out.kind = CallOutcome::Kind::timed_out;
+        out.timeout_seconds = timeout_seconds;
+    } else {
+        out = death_outcome();
+    }
+    kill_host();
+    return out;
 }
 
 HostCall KernelHost::call(const HostFunction& fn, unsigned timeout_seconds) {
+    HostCall out;
+    if (failed_before_call_) {
+        out.outcome = *std::exchange(failed_before_call_, std::nullopt);
+        return out;
+    }
     control_->op = PERFLAB_HOST_OP_CALL;
     control_->kernel = fn.kernel == Kernel::rotate ? 0 : 1;
     control_->variant = fn.variant;
     control_->dim = dim_;
     control_->arg = fn.arg;
-    HostCall out;
-    switch (command(timeout_seconds)) {
-        case Wait::replied: {
-            if (control_->status != 0)
-                throw HostError(fmt::format("the kernel host has no {} variant {}: it registered other functions "
-                                            "than at its start",
-                                            kernel_name(fn.kernel), fn.variant));
-            const std::uint64_t now = settled_cpu_ns();
-            out.cpu_ns = now - last_cpu_ns_;
-            last_cpu_ns_ = now;
-            return out;
-        }
-        case Wait::died:
-            out.outcome = death_outcome();
-            kill_host();
-            return out;
-        case Wait::timed_out:
-            kill_host();
-            out.outcome.kind = CallOutcome::Kind::timed_out;
-            out.outcome.timeout_seconds = timeout_seconds;
-            return out;
+    const Wait w = command(timeout_seconds);
+    if (w != Wait::replied) {
+        out.outcome = failure(w, timeout_seconds);
+        return out;
     }
+    if (control_->status != 0)
+        throw HostError(fmt::format("the kernel host has no {} variant {}: it registered other functions "
+                                    "than at its start",
+                                    kernel_name(fn.kernel), fn.variant));
+    const std::uint64_t now = settled_cpu_ns();
+    out.cpu_ns = now - last_cpu_ns_;
+    last_cpu_ns_ = now;
     return out;
 }
 

@@ -70,9 +70,12 @@ struct HostRegistration {
     int dropped = 0;
 };
 
-// Where an image lies in the host's memory.
+// An image's region: shared memory the driver made, at `region` in the host and at
+// `local` here. Only `region` comes from the host (to name a fault's place); the
+// size and the pixels' offset follow host_protocol.h's rule, worked out here.
 struct RemoteImage {
     std::uint64_t region = 0, region_bytes = 0, pixels = 0;
+    std::uint8_t* local = nullptr;
     std::uint64_t region_end() const { return region + region_bytes; }
 };
 
@@ -105,15 +108,20 @@ public:
     pid_t pid() const { return host_pid_; }
     bool alive() const { return alive_; }
 
-    // Images for `dim` in the host. Throws HostError when the host cannot make them.
+    // Images for `dim`, shared with the host (the host cannot shrink or grow their
+    // memory: it is sealed). Throws HostError when they cannot be made.
     void layout(int dim);
     int dim() const { return dim_; }
     const RemoteImage& src() const { return src_; }
     const RemoteImage& dst() const { return dst_; }
 
-    // The host's memory, read and written from here. Throws HostError.
-    void write(std::uint64_t address, std::span<const std::uint8_t> bytes);
+    // The host's memory (explain reads a function's first bytes). Throws HostError.
     void read(std::uint64_t address, std::span<std::uint8_t> bytes);
+
+    // Has the host read one byte of every page of its images (PERFLAB_HOST_OP_TOUCH),
+    // untimed; for just before a call's input is written. A host that dies or stalls
+    // here is reported by the next call().
+    void touch_images(unsigned timeout_seconds);
 
     // One call on the current images. A crash, or `timeout_seconds` (0 = none)
     // passing, ends the host: alive() is then false.
@@ -134,8 +142,13 @@ private:
     bool reap_within(int ms);
     void kill_host();
 
+    // The host's death, or its stall for `timeout_seconds`, as a call's outcome.
+    CallOutcome failure(Wait w, unsigned timeout_seconds);
+    void unmap_images();
+
     HostLaunch launch_;
     int control_fd_ = -1;
+    int images_socket_ = -1;  // this end of the socket the images' memfds go through
     perflab_host_control* control_ = nullptr;
     pid_t child_ = -1;     // what we wait for (the host, or its sandbox)
     pid_t host_pid_ = -1;  // the host itself, for its clock and memory
@@ -146,6 +159,9 @@ private:
     HostRegistration registration_;
     int dim_ = 0;
     RemoteImage src_, dst_;
+    std::uint8_t* images_map_ = nullptr;  // src's region, then dst's
+    std::size_t images_bytes_ = 0;
+    std::optional<CallOutcome> failed_before_call_;  // set by touch_images
 };
 
 }  // namespace perflab

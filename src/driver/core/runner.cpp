@@ -29,7 +29,7 @@ public:
     double sample() {
         // Fresh input and fresh poison before every sample, so a kernel cannot
         // return an answer it remembered from an earlier call.
-        trial_.prepare(runner_.tools_.inputs);
+        trial_.prepare(runner_.tools_.inputs, runner_.plan_.timeout_seconds);
         runner_.tools_.clearer.clear();
         HostCall call = trial_.run(fn_, runner_.plan_.timeout_seconds, brackets_);
         if (!call.outcome.ok() || check_) {
@@ -89,7 +89,7 @@ public:
         : runner_(runner), host_(runner.tools_.hosts.empty_calls()), trial_(host_, dim) {}
 
     double sample() {
-        trial_.prepare(runner_.tools_.inputs);
+        trial_.prepare(runner_.tools_.inputs, runner_.plan_.timeout_seconds);
         runner_.tools_.clearer.clear();
         return double(empty_call_ns(host_)) * runner_.tools_.timing.ticks_per_ns;
     }
