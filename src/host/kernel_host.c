@@ -126,10 +126,13 @@ static int host_image_make(struct host_image *im, int dim, int fd, off_t offset)
     return 0;
 }
 
-/* One byte of every page (PERFLAB_HOST_OP_TOUCH). */
+/* One byte of every page the pixels lie on (PERFLAB_HOST_OP_TOUCH), and of the page
+ * before, where the driver's canaries begin. */
 static void host_image_touch(const struct host_image *im) {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    for (size_t at = 0; at < im->usable_bytes; at += page) (void)((volatile unsigned char *)im->usable)[at];
+    size_t first = ((size_t)((unsigned char *)im->pixels - im->usable) / page) * page;
+    if (first >= page) first -= page;
+    for (size_t at = first; at < im->usable_bytes; at += page) (void)((volatile unsigned char *)im->usable)[at];
 }
 
 /* The memfd the driver sends with a LAYOUT command, or -1. */
