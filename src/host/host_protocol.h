@@ -29,10 +29,10 @@ enum perflab_host_op {
     PERFLAB_HOST_OP_LAYOUT = 1, /* map the images for `dim` the driver sent, report where they are */
     PERFLAB_HOST_OP_CALL = 2,   /* call (kernel, variant) on the images once */
     PERFLAB_HOST_OP_QUIT = 3,
-    /* Read one byte of every page of both images. The driver asks for it before it
-     * writes a call's input, so that the host's TLB holds the images at the call as
-     * a one-process caller's does, without a moment in which the host runs untimed
-     * with the input in reach. */
+    /* Read one byte of every page the pixels of either image lie on. The driver
+     * asks for it before it writes a call's input, so that the host's TLB holds the
+     * images at the call as a one-process caller's does, without a moment in which
+     * the host runs untimed with the input in reach. */
     PERFLAB_HOST_OP_TOUCH = 4
 };
 
