@@ -1,6 +1,8 @@
 // Each way a kernel can be wrong, through a driver built from a deliberately
 // broken kernels file: named exactly, while the variants after it still run.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
@@ -131,4 +133,14 @@ TEST_CASE("a kernels file full of the classic driver's names still links", "[dri
     auto plain = sh("nm --defined-only --extern-only " + runtime + " | awk '{print $3}' | sort");
     CHECK(plain.out == "add_rotate_function\nadd_smooth_function\nmain\nperflab_host_arg\n");
     CHECK(sh("nm " + repo("build/tests/drivers/colliding/kernel-host") + " | grep -c ' oracle_rotate$'").out == "1\n");
+}
+
+TEST_CASE("a kernels file that closes the host's image socket is told so in one line", "[driver][checks]") {
+    std::string exe = build_driver("tests/fixtures/kernels/closes_socket.c");
+    auto r = run({exe, "--dims", "32", "--max-samples", "2"});
+    INFO(r.err);
+    CHECK(r.status != 0);
+    CHECK_THAT(r.err, Catch::Contains("closed the socket they come through") &&
+                          Catch::Contains("kernels.c must not close descriptors it did not open"));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }

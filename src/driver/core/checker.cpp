@@ -97,9 +97,9 @@ void Trial::prepare(InputGenerator& inputs, unsigned timeout_seconds) {
     // while the images hold no input yet, so that at the call it has the images'
     // pages at hand as a one-process caller does, without a moment in which it runs
     // untimed with the input in reach. Each image is read back once written, so
-    // that it, and not the driver's copy, is what this CPU's caches hold. With the
-    // input written before the touch, or the touch left out, a blocked rotate ran
-    // 5-7% over its one-process CPE at 256-512 and an AVX-512 one 7-10% (Benchmarks).
+    // that it, and not the driver's copy, is what this CPU's caches hold. Without
+    // the touch a blocked rotate at 512 ran 1.31-1.35 CPE, with it 1.25-1.30, in one
+    // process 1.22-1.26 (README, Benchmarks).
     dst_.upload();
     dst_.warm();
     host_.touch_images(timeout_seconds);

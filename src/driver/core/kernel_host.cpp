@@ -327,13 +327,15 @@ void KernelHost::layout(int dim) {
 
     control_->op = PERFLAB_HOST_OP_LAYOUT;
     control_->dim = dim;
-    Wait w = sent ? command(launch_.start_seconds) : Wait::died;
-    if (w != Wait::replied || control_->status != 0) {
-        std::string why = w == Wait::died ? death_outcome().describe()
-                          : w == Wait::timed_out ? std::string("stopped answering")
-                                                 : std::string("could not map them");
+    const Wait w = sent ? command(launch_.start_seconds) : Wait::replied;
+    if (!sent || w != Wait::replied || control_->status != 0) {
+        const std::string why =
+            !sent ? "closed the socket they come through: kernels.c must not close descriptors it did not open"
+            : w == Wait::died      ? death_outcome().describe() + ": see what kernels.c's threads or handlers do"
+            : w == Wait::timed_out ? std::string("stopped answering: see what kernels.c's threads or handlers do")
+                                   : std::string("could not map them: use smaller --dims");
         kill_host();
-        throw HostError(fmt::format("the kernel host could not take {0}x{0} images: it {1}: use smaller --dims", dim, why));
+        throw HostError(fmt::format("the kernel host could not take {0}x{0} images: it {1}", dim, why));
     }
     dim_ = dim;
     auto place = [&](std::uint64_t reported_region, std::uint8_t* local) {

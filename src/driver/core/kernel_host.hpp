@@ -109,7 +109,9 @@ public:
     bool alive() const { return alive_; }
 
     // Images for `dim`, shared with the host (the host cannot shrink or grow their
-    // memory: it is sealed). Throws HostError when they cannot be made.
+    // memory: it is sealed). The previous images' memory is unmapped here, so a
+    // HostImage of them must not outlive this call. Throws HostError when they
+    // cannot be made.
     void layout(int dim);
     int dim() const { return dim_; }
     const RemoteImage& src() const { return src_; }
@@ -118,7 +120,7 @@ public:
     // The host's memory (explain reads a function's first bytes). Throws HostError.
     void read(std::uint64_t address, std::span<std::uint8_t> bytes);
 
-    // Has the host read one byte of every page of its images (PERFLAB_HOST_OP_TOUCH),
+    // Has the host read one byte of every page its pixels lie on (PERFLAB_HOST_OP_TOUCH),
     // untimed; for just before a call's input is written. A host that dies or stalls
     // here is reported by the next call().
     void touch_images(unsigned timeout_seconds);
