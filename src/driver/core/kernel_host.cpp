@@ -327,10 +327,13 @@ void KernelHost::layout(int dim) {
 
     control_->op = PERFLAB_HOST_OP_LAYOUT;
     control_->dim = dim;
-    const Wait w = sent ? command(launch_.start_seconds) : Wait::replied;
+    // A socket that takes nothing: the host died, or closed its end while alive.
+    const bool dead = !sent && reap_within(100);
+    if (dead) alive_ = false;
+    const Wait w = sent ? command(launch_.start_seconds) : dead ? Wait::died : Wait::replied;
     if (!sent || w != Wait::replied || control_->status != 0) {
         const std::string why =
-            !sent ? "closed the socket they come through: kernels.c must not close descriptors it did not open"
+            !sent && !dead ? "closed the socket they come through: kernels.c must not close descriptors it did not open"
             : w == Wait::died      ? death_outcome().describe() + ": see what kernels.c's threads or handlers do"
             : w == Wait::timed_out ? std::string("stopped answering: see what kernels.c's threads or handlers do")
                                    : std::string("could not map them: use smaller --dims");
