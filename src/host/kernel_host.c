@@ -220,9 +220,9 @@ static int host_carry_out(volatile struct perflab_host_control *c, int images, s
         case PERFLAB_HOST_OP_LAYOUT: {
             int fd = c->dim > 0 ? host_receive_fd(images) : -1;
             if (fd < 0) return 1;
-            size_t page = (size_t)sysconf(_SC_PAGESIZE);
-            off_t second = (off_t)perflab_host_region_bytes((uint64_t)c->dim * (uint64_t)c->dim * sizeof(pixel), page);
-            int failed = host_image_make(src, c->dim, fd, 0) != 0 || host_image_make(dst, c->dim, fd, second) != 0;
+            /* dst's region follows src's in the file. */
+            int failed = host_image_make(src, c->dim, fd, 0) != 0 ||
+                         host_image_make(dst, c->dim, fd, (off_t)src->usable_bytes) != 0;
             close(fd);
             if (failed) return 1;
             host_image_report(src, &c->src);

@@ -76,13 +76,13 @@ Runner::Runner(const Plan& plan, MeasuringTools tools) : plan_(plan), tools_(too
 
 // What a call costs apart from its kernel: empty calls, taken in the same rounds as
 // the kernels' samples and after the same preparation and clear (they leave the
-// host's own call path cold, more so the larger the images: 2.9 us with warm caches,
-// 3.0 at 64 and 128, 3.8-4.0 at 256, 4.3 at 512 here). At 64 that cost is as large as a kernel's,
-// so it is taken as often as the kernels are: the least of thirty calls taken apart
-// beforehand, subtracted from the least of hundreds, was a microsecond off from run
-// to run. The calls run in a copy of the driver's own reference host, never the
-// student's (whose code could slow them down to have more subtracted from its
-// kernels), nor the oracle's (see KernelHosts::empty_calls).
+// host's own call path cold, more so the larger the images: 2.9 us with warm
+// caches, 3.0 at 64 and 128, 3.8-4.0 at 256, 4.3 at 512 here). At 64 that cost is as
+// large as a kernel's, so it is taken as often as the kernels are: the least of
+// thirty calls taken apart beforehand, subtracted from the least of hundreds, was a
+// microsecond off from run to run. The calls run in a copy of the driver's own
+// reference host, never the student's (whose code could slow them down to have more
+// subtracted from its kernels), nor the oracle's (see KernelHosts::empty_calls).
 class Runner::EmptyCalls {
 public:
     EmptyCalls(Runner& runner, int dim)
