@@ -50,17 +50,20 @@ public:
     explicit HostLikeImage(int dim) {
         const std::uint64_t bytes = std::uint64_t(dim) * dim * sizeof(pixel), page = 4096;
         const std::uint64_t region_bytes = perflab_host_region_bytes(bytes, page);
-        const int fd = memfd_create("perflab-bench-image", MFD_CLOEXEC);
-        if (fd < 0 || ftruncate(fd, off_t(region_bytes)) != 0) throw std::bad_alloc();
         map_bytes_ = region_bytes + PERFLAB_HOST_HUGE_PAGE;
         map_ = mmap(nullptr, map_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (map_ == MAP_FAILED) throw std::bad_alloc();
         const auto region = (reinterpret_cast<std::uint64_t>(map_) + PERFLAB_HOST_HUGE_PAGE - 1) /
                             PERFLAB_HOST_HUGE_PAGE * PERFLAB_HOST_HUGE_PAGE;
-        const bool mapped = mmap(reinterpret_cast<void*>(region), region_bytes, PROT_READ | PROT_WRITE,
+        const int fd = memfd_create("perflab-bench-image", MFD_CLOEXEC);
+        const bool mapped = fd >= 0 && ftruncate(fd, off_t(region_bytes)) == 0 &&
+                            mmap(reinterpret_cast<void*>(region), region_bytes, PROT_READ | PROT_WRITE,
                                  MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
-        close(fd);
-        if (!mapped) throw std::bad_alloc();
+        if (fd >= 0) close(fd);
+        if (!mapped) {
+            munmap(map_, map_bytes_);
+            throw std::bad_alloc();
+        }
         madvise(reinterpret_cast<void*>(region), region_bytes, MADV_HUGEPAGE);
         for (std::uint64_t at = 0; at < region_bytes; at += page) reinterpret_cast<volatile char*>(region)[at] = 0;
         pixels_ = reinterpret_cast<pixel*>(perflab_host_pixels_at(region + region_bytes, bytes));
