@@ -175,10 +175,17 @@ TEST_CASE("the kernel host may start threads but no process", "[sandbox]") {
 }
 
 TEST_CASE("namespaces, sessions, other processes and the i386 ABI are out of reach", "[sandbox]") {
+    // A kernel built without IA32 emulation (some of these VMs) faults on int 0x80
+    // before seccomp sees it: there the sandbox need only keep it failing.
+    const bool i386_abi = spawn(command({probe(), "int80"}, 20)).exited_ok();
     for (auto k : {SandboxKind::kernel_host, SandboxKind::compiler}) {
         for (const char* mode : {"setsid", "setns", "unshare", "int80"}) {
-            INFO(mode);
-            CHECK(run_in(kind(k), {mode}).exit_code == kKilledBySeccomp);
+            INFO(mode << (i386_abi ? "" : " (this kernel has no i386 ABI)"));
+            Finished f = run_in(kind(k), {mode});
+            if (std::string(mode) == "int80" && !i386_abi)
+                CHECK_THAT(f.output, !Catch::Contains("int80: ok"));
+            else
+                CHECK(f.exit_code == kKilledBySeccomp);
         }
     }
     CHECK(run_in(kind(SandboxKind::kernel_host), {"kill-init"}).exit_code == kKilledBySeccomp);
