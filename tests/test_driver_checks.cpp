@@ -144,3 +144,20 @@ TEST_CASE("a kernels file that closes the host's image socket is told so in one 
                           Catch::Contains("kernels.c must not close descriptors it did not open"));
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
+
+TEST_CASE("a kernel that rewrites the host's report of a call is refused, and the next variant still runs",
+          "[driver][checks]") {
+    std::string exe = build_driver("tests/fixtures/kernels/forges_report.c");
+    std::string dir = scratch_dir("forges_report");
+    auto r = run({exe, "-t", "--kernel", "rotate", "--dims", "64", "--max-samples", "3", "--json", dir + "/r.json"});
+    INFO(r.out << r.err);
+    const json report = json::parse(read_file(dir + "/r.json"));
+    const auto& variants = report["kernels"]["rotate"]["variants"];
+    REQUIRE(variants.size() == 2);
+    CHECK(variants[0]["correct"] == false);
+    CHECK(variants[0]["failure"]["kind"] == "tampered");
+    CHECK_THAT(variants[0]["error"].get<std::string>(),
+               Catch::Contains("kernels.c may only compute dst"));
+    CHECK(variants[1]["correct"] == true);
+    CHECK(variants[1]["dims"][0]["cpe"].get<double>() > 0);
+}

@@ -25,6 +25,7 @@
 #include "driver/core/input_generator.hpp"
 #include "common/probe_result.hpp"
 #include "harness.hpp"
+#include "host/host_protocol.h"
 #include "common/sampler.hpp"
 #include "driver/evidence/simulation.hpp"
 #include "driver/core/scoring.hpp"
@@ -454,4 +455,22 @@ TEST_CASE("a scratch directory left by a dead owner is removed by the next one, 
         setenv("TMPDIR", saved.c_str(), 1);
     else
         unsetenv("TMPDIR");
+}
+
+TEST_CASE("a call's reads take the first word of the pixels on every page they lie on", "[units][host]") {
+    // Pixels starting 4000 bytes into a page, over three pages and a bit: the first
+    // words lie at 0, then at each page boundary: 96, 4192 and 8288.
+    std::vector<unsigned char> pixels(3 * 4096, 0);
+    auto put = [&](std::size_t at, std::uint64_t v) { std::memcpy(pixels.data() + at, &v, 8); };
+    put(0, 0x1);
+    put(96, 0x20);
+    put(4192, 0x300);
+    put(8288, 0x4000);
+    put(50, 0x55555);  // inside a page: not read
+    CHECK(perflab_host_first_words(pixels.data(), pixels.size(), 4000, 4096) == 0x4321);
+    // A page boundary with fewer than 8 bytes of pixels after it is not read.
+    CHECK(perflab_host_first_words(pixels.data(), 8290, 4000, 4096) == 0x321);
+    // Pixels at a page's start: the words at 0, 4096 and 8192.
+    put(4096, 0x50000);
+    CHECK(perflab_host_first_words(pixels.data(), pixels.size(), 0, 4096) == 0x50001);
 }

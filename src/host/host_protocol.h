@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define PERFLAB_HOST_MAGIC 0x70686f73u /* "phos" */
-#define PERFLAB_HOST_VERSION 3u
+#define PERFLAB_HOST_VERSION 4u
 
 #define PERFLAB_HOST_MAX_VARIANTS 256
 #define PERFLAB_HOST_TEXT_MAX 512 /* bytes, with the terminating NUL */
@@ -30,9 +30,13 @@ enum perflab_host_op {
     PERFLAB_HOST_OP_CALL = 2,   /* call (kernel, variant) on the images once */
     PERFLAB_HOST_OP_QUIT = 3,
     /* Read one byte of every page the pixels of either image lie on. The driver
-     * asks for it before it writes a call's input, so that the host's TLB holds the
-     * images at the call as a one-process caller's does, without a moment in which
-     * the host runs untimed with the input in reach. */
+     * asks for it before it writes a call's input, untimed, so that every host has
+     * just run, over the same pages, when its call comes; the CALL's own reads (below)
+     * then cover a TLB emptied by the switch since. With those reads alone, calls in
+     * the kernels' hosts and empty calls in the driver's stopped agreeing: kernels
+     * at 64 fell inside the call's noise and at 128 read below their one-process
+     * CPE. The images hold no input yet: the host never runs untimed with the input
+     * in reach. */
     PERFLAB_HOST_OP_TOUCH = 4
 };
 
@@ -58,6 +62,27 @@ static inline uint64_t perflab_host_region_bytes(uint64_t bytes, uint64_t page) 
 }
 static inline uint64_t perflab_host_pixels_at(uint64_t region_end, uint64_t bytes) {
     return (region_end - bytes) & ~(PERFLAB_HOST_IMAGE_ALIGNMENT - 1);
+}
+
+/* What a CALL does first, before the function: read the first 8 bytes of the pixels
+ * on every page an image's pixels lie on, of src then dst, and report their XOR in
+ * `touched`. Every switch between driver and host may empty the TLB (a CPU without
+ * PCID does so at each switch of address space, and these VMs vary): a one-process
+ * caller's kernel finds the images' pages in the TLB, a host's would walk the page
+ * tables for each again (the AVX-512 rotate read 1.15-1.22x its one-process CPE at
+ * 128-256). The reads are timed with the call and with the empty calls subtracted
+ * from it, so they cost a kernel nothing; the driver checks the XOR, so a host that
+ * skipped them to be charged less is caught. `pixels` starts `offset_in_page` bytes
+ * into a page. */
+static inline uint64_t perflab_host_first_words(const unsigned char *pixels, uint64_t bytes, uint64_t offset_in_page,
+                                                uint64_t page) {
+    uint64_t digest = 0;
+    for (uint64_t at = 0; at + 8 <= bytes; at += page - (offset_in_page + at) % page) {
+        uint64_t word;
+        __builtin_memcpy(&word, pixels + at, 8);
+        digest ^= word;
+    }
+    return digest;
 }
 
 struct perflab_host_image {
@@ -90,6 +115,7 @@ struct perflab_host_control {
     int32_t dim;
     int64_t arg;      /* PERFLAB_HOST_AT_ADDRESS: the function; a trusted host's: the tile edge of a sweep */
     int32_t status;   /* 0: done; else the command could not be carried out */
+    uint64_t touched; /* after CALL: perflab_host_first_words of src ^ of dst, 0 before a LAYOUT */
 
     struct perflab_host_image src, dst; /* after LAYOUT */
 

@@ -135,6 +135,13 @@ static void host_image_touch(const struct host_image *im) {
     for (size_t at = first; at < im->usable_bytes; at += page) (void)((volatile unsigned char *)im->usable)[at];
 }
 
+/* What a CALL reads before the function (host_protocol.h). */
+static uint64_t host_image_first_words(const struct host_image *im, int dim) {
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    return perflab_host_first_words((const unsigned char *)im->pixels, (uint64_t)dim * (uint64_t)dim * sizeof(pixel),
+                                    (uint64_t)(uintptr_t)im->pixels % page, page);
+}
+
 /* The memfd the driver sends with a LAYOUT command, or -1. */
 static int host_receive_fd(int socket) {
     char data;
@@ -238,6 +245,7 @@ static int host_carry_out(volatile struct perflab_host_control *c, int images, s
             lab_test_func fn = host_lookup(c->kernel, c->variant, c->arg);
             if (!fn || (!src->pixels && c->variant != PERFLAB_HOST_NOTHING)) return 1;
             perflab_host_arg = (int)c->arg;
+            c->touched = src->pixels ? host_image_first_words(src, c->dim) ^ host_image_first_words(dst, c->dim) : 0;
             fn(c->dim, src->pixels, dst->pixels);
             return 0;
         }

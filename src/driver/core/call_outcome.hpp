@@ -7,7 +7,7 @@
 namespace perflab {
 
 struct CallOutcome {
-    enum class Kind { returned, signalled, timed_out, exited } kind = Kind::returned;
+    enum class Kind { returned, signalled, timed_out, exited, tampered } kind = Kind::returned;
     int signal = 0;
     int signal_code = 0;  // si_code: tells an integer division by zero from a float trap
     int exit_code = 0;    // a kernel that called exit()

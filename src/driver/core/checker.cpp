@@ -12,8 +12,9 @@ std::optional<CheckFailure> fault_failure(int dim, const CallOutcome& outcome, c
                                           const HostImage& dst) {
     CheckFailure f;
     f.dim = dim;
-    if (outcome.kind == CallOutcome::Kind::timed_out) {
-        f.kind = CheckFailure::Kind::timed_out;
+    if (outcome.kind == CallOutcome::Kind::timed_out || outcome.kind == CallOutcome::Kind::tampered) {
+        f.kind = outcome.kind == CallOutcome::Kind::timed_out ? CheckFailure::Kind::timed_out
+                                                              : CheckFailure::Kind::tampered;
         f.detail = outcome.describe();
         return f;
     }
@@ -49,6 +50,7 @@ std::string CheckFailure::kind_id() const {
         case Kind::out_of_bounds: return "out-of-bounds";
         case Kind::crashed: return "crashed";
         case Kind::timed_out: return "timeout";
+        case Kind::tampered: return "tampered";
     }
     return "unknown";
 }
@@ -75,6 +77,7 @@ std::string CheckFailure::describe() const {
         case Kind::out_of_bounds:
         case Kind::crashed:
         case Kind::timed_out:
+        case Kind::tampered:
             return fmt::format("dimension {}: {}", dim, detail);
     }
     return detail;
@@ -93,13 +96,11 @@ void Trial::prepare(InputGenerator& inputs, unsigned timeout_seconds) {
     inputs.fill(dst_.pixels());
     src_before_.assign(src_.pixels().begin(), src_.pixels().end());
     poison_.assign(dst_.pixels().begin(), dst_.pixels().end());
-    // The poison first: it is no secret. Then the host brings its TLB up to date
-    // while the images hold no input yet, so that at the call it has the images'
-    // pages at hand as a one-process caller does, without a moment in which it runs
-    // untimed with the input in reach. Each image is read back once written, so
-    // that it, and not the driver's copy, is what this CPU's caches hold. Without
-    // the touch a blocked rotate at 512 ran 1.31-1.35 CPE, with it 1.25-1.30, in one
-    // process 1.22-1.26 (README, Benchmarks).
+    // The poison first: it is no secret. Then the host touches the images while
+    // they hold no input yet (PERFLAB_HOST_OP_TOUCH), and again at the start of
+    // the call, timed (host_protocol.h): at the call it has the images' pages at
+    // hand as a one-process caller does. Each image is read back once written, so
+    // that it, and not the driver's copy, is what this CPU's caches hold.
     dst_.upload();
     dst_.warm();
     host_.touch_images(timeout_seconds);

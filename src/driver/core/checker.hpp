@@ -22,7 +22,7 @@ struct PixelDiff {
 };
 
 struct CheckFailure {
-    enum class Kind { wrong_result, unwritten, src_modified, out_of_bounds, crashed, timed_out };
+    enum class Kind { wrong_result, unwritten, src_modified, out_of_bounds, crashed, timed_out, tampered };
     Kind kind = Kind::wrong_result;
     int dim = 0;
     std::size_t wrong_pixels = 0;      // pixels of dst that differ from the oracle

@@ -375,6 +375,18 @@ void KernelHost::touch_images(unsigned timeout_seconds) {
         failed_before_call_ = failure(w, timeout_seconds);
 }
 
+std::uint64_t KernelHost::first_words() const {
+    if (dim_ == 0) return 0;
+    const std::uint64_t bytes = std::uint64_t(dim_) * std::uint64_t(dim_) * sizeof(pixel);
+    const std::uint64_t page = std::uint64_t(sysconf(_SC_PAGESIZE));
+    auto of = [&](const RemoteImage& im) {
+        // Both mappings of a region start at a page boundary.
+        const std::uint64_t offset = im.pixels - im.region;
+        return perflab_host_first_words(im.local + offset, bytes, offset % page, page);
+    };
+    return of(src_) ^ of(dst_);
+}
+
 CallOutcome KernelHost::failure(Wait w, unsigned timeout_seconds) {
     CallOutcome out;
     if (w == Wait::timed_out) {
@@ -393,6 +405,7 @@ HostCall KernelHost::call(const HostFunction& fn, unsigned timeout_seconds) {
         out.outcome = *std::exchange(failed_before_call_, std::nullopt);
         return out;
     }
+    const std::uint64_t expected = first_words();
     control_->op = PERFLAB_HOST_OP_CALL;
     control_->kernel = fn.kernel == Kernel::rotate ? 0 : 1;
     control_->variant = fn.variant;
@@ -407,6 +420,11 @@ HostCall KernelHost::call(const HostFunction& fn, unsigned timeout_seconds) {
         throw HostError(fmt::format("the kernel host has no {} variant {}: it registered other functions "
                                     "than at its start",
                                     kernel_name(fn.kernel), fn.variant));
+    if (control_->touched != expected) {
+        out.outcome.kind = CallOutcome::Kind::tampered;
+        kill_host();
+        return out;
+    }
     const std::uint64_t now = settled_cpu_ns();
     out.cpu_ns = now - last_cpu_ns_;
     last_cpu_ns_ = now;

@@ -125,11 +125,13 @@ public:
     // here is reported by the next call().
     void touch_images(unsigned timeout_seconds);
 
-    // One call on the current images. A crash, or `timeout_seconds` (0 = none)
-    // passing, ends the host: alive() is then false.
+    // One call on the current images. A crash, `timeout_seconds` (0 = none) passing,
+    // or a host that skipped the reads every call begins with (host_protocol.h)
+    // ends the host: alive() is then false.
     HostCall call(const HostFunction& fn, unsigned timeout_seconds);
 
 private:
+    std::uint64_t first_words() const;  // what the host must report as `touched`
     explicit KernelHost(HostLaunch launch);
     void spawn();
     void read_registration();
