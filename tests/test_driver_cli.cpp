@@ -130,6 +130,19 @@ TEST_CASE("--variant selects by name or by description", "[driver][cli]") {
     CHECK(lines_starting_with(by_name.out, "Smooth: Version = ").empty());
 }
 
+TEST_CASE("an unknown --variant is told the names it could have used", "[driver][cli]") {
+    // The fixture's variants have short names of their own (the text before ':').
+    auto own = run(with({fast_driver(), "--variant", "no_such_variant"}, kQuick));
+    CHECK(own.status == 1);
+    CHECK_THAT(own.err, Catch::Contains("'second_rotate'"));
+    // The reference solutions all begin "rotate:" or "smooth:": a short name they share
+    // selects nothing alone, so the list gives their whole descriptions.
+    auto shared = run({repo("driver"), "--host", repo("build/solutions-host"), "--variant", "no_such_variant"});
+    CHECK(shared.status == 1);
+    CHECK_THAT(shared.err, Catch::Contains("'rotate: blocked 32x32 tiles'") &&
+                               !Catch::Contains("'rotate', 'rotate'"));
+}
+
 TEST_CASE("--classic-dims uses the old handout's dimensions", "[driver][cli]") {
     std::string dir = scratch_dir("cli-classic");
     auto r = run({fast_driver(), "--classic-dims", "--max-samples", "1", "--json", dir + "/r.json"});

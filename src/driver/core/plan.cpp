@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
 #include <set>
 
 namespace perflab {
@@ -100,9 +101,15 @@ Plan make_plan(const Options& options, const Registry& registry, const StudentFi
         plan.kernels.push_back(std::move(kp));
     }
     if (!unmatched.empty()) {
+        // A short name several variants share would not tell the user what to type.
+        std::map<std::string, int> short_names;
+        for (const auto& v : registry.all()) ++short_names[short_name(v.description)];
         std::string known;
-        for (const auto& v : registry.all())
-            known += fmt::format("{}'{}'", known.empty() ? "" : ", ", short_name(v.description));
+        for (const auto& v : registry.all()) {
+            const std::string shorter = short_name(v.description);
+            known += fmt::format("{}'{}'", known.empty() ? "" : ", ",
+                                 short_names[shorter] == 1 ? shorter : v.description);
+        }
         throw PlanError(fmt::format("no registered variant is called '{}' (registered: {})", *unmatched.begin(),
                                     known.empty() ? "none" : known));
     }
