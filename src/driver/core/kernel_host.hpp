@@ -131,7 +131,6 @@ public:
     HostCall call(const HostFunction& fn, unsigned timeout_seconds);
 
 private:
-    std::uint64_t first_words() const;  // what the host must report as `touched`
     explicit KernelHost(HostLaunch launch);
     void spawn();
     void read_registration();
@@ -141,6 +140,7 @@ private:
     Wait wait_reply(std::uint32_t target, unsigned timeout_seconds);
     std::uint64_t cpu_ns() const;
     std::uint64_t settled_cpu_ns() const;
+    std::uint64_t first_words() const;  // what the host must report as `touched`
     CallOutcome death_outcome();
     // Waits up to `ms` for the child to end; true once it is reaped (or already gone).
     bool reap_within(int ms);
