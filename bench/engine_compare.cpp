@@ -4,8 +4,9 @@
 // (this program, run with --in-process) - TSC around a direct call, fresh ChaCha20
 // images, the L1 cleared - and by the driver in its kernel host
 // (./driver --host build/solutions-host --variant ...), in turns. Both use the
-// driver's K-best settings; the table is the ratio of the two CPEs per variant and
-// dimension, against the goal (within 5% at dims >= 128, 10% at 64).
+// driver's K-best settings; the table is, per variant and dimension, the median over
+// rounds of the driver's CPE against the one-process CPEs timed around it (see main),
+// with its interval, against the goal (within 5% at dims >= 128, 10% at 64).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "common/affinity.hpp"
 #include "common/clock.hpp"
 #include "common/machine.hpp"
+#include "common/paired_ratio.hpp"
 #include "common/sampler.hpp"
 #include "common/subprocess.hpp"
 #include "driver/core/cache_clear.hpp"
@@ -88,27 +90,26 @@ void add_rotate_function(lab_test_func f, char* d) { g_registered.push_back({'R'
 void add_smooth_function(lab_test_func f, char* d) { g_registered.push_back({'S', f, d}); }
 }
 
-// The driver's CPE of one variant, timed in its kernel host.
-std::optional<std::vector<double>> host_cpes(const std::string& driver, const std::string& host, char kernel,
-                                             const std::string& description, const std::string& dims,
-                                             const std::string& json_path) {
-    perflab::Finished f = perflab::spawn(perflab::command(
-        {driver, "-t", "--host", host, "--kernel", kernel == 'R' ? "rotate" : "smooth", "--variant", description,
-         "--dims", dims, "--json", json_path},
-        600));
+// The driver's CPE of one variant at one dimension, timed in its kernel host.
+std::optional<double> host_cpe(const std::string& driver, const std::string& host, char kernel,
+                               const std::string& description, int dim, const std::string& json_path) {
+    const char* name = kernel == 'R' ? "rotate" : "smooth";
+    perflab::Finished f = perflab::spawn(perflab::command({driver, "-t", "--host", host, "--kernel", name, "--variant",
+                                                           description, "--dims", std::to_string(dim), "--json",
+                                                           json_path},
+                                                          600));
     if (!f.exited_ok()) return std::nullopt;
     std::ifstream in(json_path);
     const auto report = nlohmann::json::parse(in, nullptr, false);
     if (report.is_discarded()) return std::nullopt;
-    std::vector<double> out;
-    for (const auto& d : report["kernels"][kernel == 'R' ? "rotate" : "smooth"]["variants"][0]["dims"])
-        out.push_back(d["cpe"].get<double>());
-    return out;
+    const auto& measured = report["kernels"][name]["variants"][0]["dims"];
+    if (measured.size() != 1) return std::nullopt;
+    return measured[0]["cpe"].get<double>();
 }
 
-// One round of the one-process timing, in a process of its own (see main): the
-// variant's CPE per dimension, timed as the old driver did, on fresh images.
-int in_process_round(std::size_t variant, const std::vector<int>& dims) {
+// One one-process timing, in a process of its own (see main): the variant's CPE,
+// timed as the old driver did, on fresh images.
+int in_process_timing(std::size_t variant, int dim) {
     if (variant >= g_registered.size()) return 2;
     perflab::pin_to_one_cpu(std::nullopt);
     auto clock = perflab::make_default_clock();
@@ -116,49 +117,39 @@ int in_process_round(std::size_t variant, const std::vector<int>& dims) {
     perflab::InputGenerator inputs(std::nullopt);
     const perflab::KBestConfig kbest;  // the driver's defaults
     const Registered& r = g_registered[variant];
-    for (const int dim : dims) {
-        HostLikeImage src(dim), dst(dim);
-        const std::size_t n = std::size_t(dim) * dim;
-        auto k = perflab::k_best(kbest, [&] {
-            inputs.fill({src.pixels(), n});
-            inputs.fill({dst.pixels(), n});
-            clearer.clear();
-            const auto t0 = clock->start();
-            r.fn(dim, src.pixels(), dst.pixels());
-            return double(clock->stop() - t0);
-        });
-        fmt::print("{} ", k.best / double(n));
-    }
-    fmt::print("\n{}\n", clock->describe());
+    HostLikeImage src(dim), dst(dim);
+    const std::size_t n = std::size_t(dim) * dim;
+    auto k = perflab::k_best(kbest, [&] {
+        inputs.fill({src.pixels(), n});
+        inputs.fill({dst.pixels(), n});
+        clearer.clear();
+        const auto t0 = clock->start();
+        r.fn(dim, src.pixels(), dst.pixels());
+        return double(clock->stop() - t0);
+    });
+    fmt::print("{}\n{}\n", k.best / double(n), clock->describe());
     return 0;
 }
 
-// The same, run as its own process: the CPEs and the clock it used.
-std::optional<std::pair<std::vector<double>, std::string>> in_process_cpes(std::size_t variant,
-                                                                          const std::string& dims_arg,
-                                                                          std::size_t dim_count) {
-    perflab::Finished f =
-        perflab::spawn(perflab::command({"/proc/self/exe", "--in-process", std::to_string(variant), dims_arg}, 600));
+// The same, run as its own process: the CPE and the clock it used.
+std::optional<std::pair<double, std::string>> in_process_cpe(std::size_t variant, int dim) {
+    perflab::Finished f = perflab::spawn(
+        perflab::command({"/proc/self/exe", "--in-process", std::to_string(variant), std::to_string(dim)}, 600));
     if (!f.exited_ok()) return std::nullopt;
     std::istringstream in(f.output);
-    std::vector<double> cpes(dim_count);
-    for (double& c : cpes)
-        if (!(in >> c)) return std::nullopt;
+    double cpe;
+    if (!(in >> cpe)) return std::nullopt;
     std::string clock;
     std::getline(in >> std::ws, clock);
-    return std::pair{cpes, clock};
+    return std::pair{cpe, clock};
 }
 
-// One figure's CPEs over the rounds of one way: the least is the figure, the range
-// says how far the draws move it.
-struct Rounds {
-    double least = HUGE_VAL, most = 0;
-    void add(double cpe) {
-        least = std::min(least, cpe);
-        most = std::max(most, cpe);
-    }
-    std::string describe() const { return fmt::format("{:.2f} ({:.2f}-{:.2f})", least, least, most); }
-};
+// How far one way's CPEs spread over the rounds: its least is what that way's
+// best-of reported before the ratio replaced it.
+std::string rounds_range(const std::vector<double>& cpes) {
+    const auto [least, most] = std::minmax_element(cpes.begin(), cpes.end());
+    return fmt::format("{:.2f}-{:.2f}", *least, *most);
+}
 
 std::vector<int> parse_dims(const std::string& dims_arg) {
     std::vector<int> dims;
@@ -174,66 +165,74 @@ int main(int argc, char** argv) {
     register_rotate_functions();
     register_smooth_functions();
     if (argc == 4 && std::string(argv[1]) == "--in-process")
-        return in_process_round(std::stoul(argv[2]), parse_dims(argv[3]));
+        return in_process_timing(std::stoul(argv[2]), std::stoi(argv[3]));
     if (argc != 4) {
         std::fprintf(stderr, "usage: %s DRIVER SOLUTIONS_HOST DIMS (e.g. ./driver build/solutions-host 64,128,256,512)\n",
                      argv[0]);
         return 2;
     }
-    const std::string driver = argv[1], host = argv[2], dims_arg = argv[3];
-    const std::vector<int> dims = parse_dims(dims_arg);
+    const std::string driver = argv[1], host = argv[2];
+    const std::vector<int> dims = parse_dims(argv[3]);
     const std::string json_path = "build/bench-engine.json";
 
-    // In turns, five rounds each: a burst of other work on the machine then falls on
-    // both ways alike, and the least of each way is kept. Every round of either way
-    // is a process of its own with images of its own, as every run of the one-process
-    // driver was and every kernel host is: what a process is dealt (where its heap,
-    // stack and images fall; on these VMs the hypervisor appears to back a huge page
-    // with 4 KiB frames, so each allocation meets the physically indexed L2 with its
-    // own colouring) moves a figure. The AVX-512 smooth at 512 read 1.14-1.29 CPE in
-    // ten such processes; a blocked rotate at 512 read 1.20-1.43 over fresh images in
-    // one. One process for the whole bench would compare one draw against the least
-    // of several hosts.
+    // Sixteen rounds per variant and dimension, each a one-process timing, the driver's,
+    // and a one-process timing again. Every timing is a process of its own with images
+    // of its own, as every run of the one-process driver was and every kernel host is,
+    // since what a process is dealt (where its heap, stack and images fall; on these
+    // VMs the hypervisor appears to back a huge page with 4 KiB frames, so each
+    // allocation meets the physically indexed L2 with its own colouring) moves a
+    // figure: the AVX-512 smooth at 512 read 1.14-1.29 CPE in ten such processes.
     //
-    // A miss is told apart by the rounds' own spread: where one way's slowest round is
-    // faster than the other's fastest the two differ in every draw (a bias of the
-    // engine); where the ranges overlap the miss may be the draw.
-    constexpr int kRounds = 5;
+    // The figure compared is the median over the rounds of the driver's CPE over the
+    // geometric mean of the two one-process CPEs around it. On these shared VMs the
+    // machine's speed drifts over seconds with its neighbours (the naive smooth, all
+    // arithmetic, read 32 to 48 CPE within twenty seconds, both ways alike), so two
+    // timings side by side share a moment, where the least of each way's rounds
+    // compares the quietest moment one way happened to meet with the other's (fifteen
+    // rounds each way once read 2.09 against 1.73 by their least); timing the one
+    // process on both sides cancels a drift across the round. The median's
+    // order-statistic interval (common/paired_ratio.hpp, as the driver's speedups)
+    // tells a miss that the rounds resolve from one within their noise.
+    constexpr int kRounds = 16;
+    static_assert(kRounds >= perflab::kMinPairs, "the ratio's interval needs kMinPairs rounds");
     std::string clock;
-    fmt::print("{:<60} {:>5} {:>19} {:>19} {:>7}  goal\n", "variant", "dim", "in-proc (rounds)", "host (rounds)",
-               "ratio");
-    int met = 0, missed = 0, missed_apart = 0;
+    fmt::print("{:<60} {:>5} {:>19} {:>19} {:>21}  goal\n", "variant", "dim", "in-process CPEs",
+               "driver CPEs", "ratio [95% interval]");
+    int met = 0, missed = 0, missed_resolved = 0;
     for (std::size_t v = 0; v < g_registered.size(); ++v) {
         const Registered& r = g_registered[v];
-        std::vector<Rounds> inproc(dims.size()), hosted(dims.size());
-        for (int round = 0; round < kRounds; ++round) {
-            auto p = in_process_cpes(v, dims_arg, dims.size());
-            auto h = host_cpes(driver, host, r.kernel, r.description, dims_arg, json_path);
-            if (!p || !h || h->size() != dims.size()) {
-                std::fprintf(stderr, "%s: '%s' was not timed %s: run it by hand to see why\n", argv[0],
-                             r.description.c_str(), p ? "by the driver" : "in-process");
-                return 1;
+        for (const int dim : dims) {
+            std::vector<double> inproc, around, hosted;
+            for (int round = 0; round < kRounds; ++round) {
+                const auto before = in_process_cpe(v, dim);
+                const auto h = host_cpe(driver, host, r.kernel, r.description, dim, json_path);
+                const auto after = in_process_cpe(v, dim);
+                if (!before || !after || !h) {
+                    std::fprintf(stderr, "%s: '%s' was not timed %s at %d: run it by hand to see why\n", argv[0],
+                                 r.description.c_str(), h ? "in-process" : "by the driver", dim);
+                    return 1;
+                }
+                clock = before->second;
+                inproc.insert(inproc.end(), {before->first, after->first});
+                around.push_back(std::sqrt(before->first * after->first));
+                hosted.push_back(*h);
             }
-            clock = p->second;
-            for (std::size_t i = 0; i < dims.size(); ++i) {
-                inproc[i].add(p->first[i]);
-                hosted[i].add((*h)[i]);
-            }
-        }
-        for (std::size_t i = 0; i < dims.size(); ++i) {
-            const double ratio = hosted[i].least / inproc[i].least;
-            const double goal = dims[i] >= 128 ? 0.05 : 0.10;
-            const bool ok = std::abs(ratio - 1) <= goal;
-            const bool apart = hosted[i].most < inproc[i].least || inproc[i].most < hosted[i].least;
+            const perflab::RatioEstimate ratio = perflab::paired_ratio(hosted, around);
+            const double goal = dim >= 128 ? 0.05 : 0.10;
+            const bool ok = std::abs(ratio.value - 1) <= goal;
+            const bool resolved = ratio.low > 1 + goal || ratio.high < 1 - goal;
             (ok ? met : missed)++;
-            if (!ok && apart) ++missed_apart;
-            fmt::print("{:<60} {:>5} {:>19} {:>19} {:>7.3f}  {} within {:.0f}%{}\n", r.description.substr(0, 60),
-                       dims[i], inproc[i].describe(), hosted[i].describe(), ratio, ok ? "met   " : "MISSED", goal * 100,
-                       ok ? "" : apart ? ", every round apart" : ", rounds overlap");
+            if (!ok && resolved) ++missed_resolved;
+            fmt::print("{:<60} {:>5} {:>19} {:>19} {:>7.3f} [{:.3f}-{:.3f}]  {} within {:.0f}%{}\n",
+                       r.description.substr(0, 60), dim, rounds_range(inproc), rounds_range(hosted), ratio.value,
+                       ratio.low, ratio.high, ok ? "met   " : "MISSED", goal * 100,
+                       ok ? "" : resolved ? ", the whole interval outside" : ", the interval reaches the goal");
+            std::fflush(stdout);
         }
     }
-    fmt::print("\n{} of {} figures within the goal ({} missed, {} of them with every round apart); least of {} "
-               "rounds each way, their range in brackets; clock: {}\n",
-               met, met + missed, missed, missed_apart, kRounds, clock);
+    fmt::print("\n{} of {} figures within the goal ({} missed, {} of them with the whole interval outside); ratio: "
+               "median over {} rounds of the driver's CPE / the geometric mean of one-process CPEs timed just "
+               "before and after it; CPEs: the range of each way's timings; clock: {}\n",
+               met, met + missed, missed, missed_resolved, kRounds, clock);
     return 0;
 }
