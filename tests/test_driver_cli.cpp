@@ -136,7 +136,7 @@ TEST_CASE("an unknown --variant is told the names it could have used", "[driver]
     CHECK(own.status == 1);
     CHECK_THAT(own.err, Catch::Contains("'second_rotate'"));
     // The reference solutions all begin "rotate:" or "smooth:": a short name they share
-    // selects nothing alone, so the list gives their whole descriptions.
+    // selects all of them, not one, so the list gives their whole descriptions.
     auto shared = run({repo("driver"), "--host", repo("build/solutions-host"), "--variant", "no_such_variant"});
     CHECK(shared.status == 1);
     CHECK_THAT(shared.err, Catch::Contains("'rotate: blocked 32x32 tiles'") &&

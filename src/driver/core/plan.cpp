@@ -101,7 +101,7 @@ Plan make_plan(const Options& options, const Registry& registry, const StudentFi
         plan.kernels.push_back(std::move(kp));
     }
     if (!unmatched.empty()) {
-        // A short name several variants share would not tell the user what to type.
+        // A short name several variants share selects them all: it cannot name one.
         std::map<std::string, int> short_names;
         for (const auto& v : registry.all()) ++short_names[short_name(v.description)];
         std::string known;
