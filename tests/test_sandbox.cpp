@@ -333,6 +333,33 @@ TEST_CASE("spawn streams the report pipe to on_report, every byte in order", "[s
     CHECK(streamed == expected);
 }
 
+TEST_CASE("spawn with a read interval takes a line-per-write report in few chunks, every byte in order",
+          "[subprocess]") {
+    // bash's echo is one write() per line, as valgrind's lackey writes its trace.
+    const int lines = 20000;
+    std::string expected;
+    for (int i = 1; i <= lines; ++i) expected += std::to_string(i) + "\n";
+    SpawnSpec spec = command({"/bin/bash", "-c", fmt::format("for ((i = 1; i <= {}; i++)); do echo $i >&3; done", lines)}, 60);
+    spec.report_pipe = true;
+    spec.read_interval_us = 2000;
+    std::string streamed;
+    int chunks = 0;
+    spec.on_report = [&](std::string_view chunk) { streamed.append(chunk), ++chunks; };
+    Finished f = spawn(spec);
+    REQUIRE(f.exited_ok());
+    CHECK(streamed == expected);
+    // Woken for each write, the reader would take most lines one by one.
+    CHECK(chunks < lines / 10);
+    // More than a pipe's worth at once: read on without sleeping until it is drained.
+    spec.argv = {"/bin/bash", "-c", "seq 1 400000 >&3"};
+    streamed.clear();
+    Finished big = spawn(spec);
+    REQUIRE(big.exited_ok());
+    std::string many;
+    for (int i = 1; i <= 400000; ++i) many += std::to_string(i) + "\n";
+    CHECK(streamed == many);
+}
+
 TEST_CASE("spawn gives on_start the program's pid while it runs", "[subprocess]") {
     SpawnSpec spec = command({"/bin/bash", "-c", "echo $$"}, 60);
     pid_t started = -1;

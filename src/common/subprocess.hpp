@@ -40,6 +40,11 @@ struct SpawnSpec {
     // With report_pipe: the report's bytes, in order, as they arrive, instead of
     // into `report` and with no cap: a trace too large to hold is consumed as it comes.
     std::function<void(std::string_view chunk)> on_report;
+    // Nonzero: the pipes are read at most once per this many microseconds, in large
+    // chunks. For a program that writes its report a line per write() (valgrind's
+    // lackey does, millions of times): woken for every line, the reader spent as
+    // much CPU as the program, in a suite that runs several at once on two cores.
+    unsigned read_interval_us = 0;
     // Called in the parent once the program is forked, while it runs (to read its
     // /proc entries from on_report, say).
     std::function<void(pid_t)> on_start;
