@@ -43,6 +43,7 @@ Finished TracedProgram::run(TraceSink& sink) {
     SpawnSpec spec = command(std::move(args), kNoWallClock, kOutputCap);
     LackeyTraceReader reader(sink);
     spec.report_pipe = true;
+    spec.read_interval_us = kLackeyReadIntervalUs;
     spec.on_report = [&reader](std::string_view chunk) { reader.feed(chunk); };
     spec.on_start = [this](pid_t pid) { pid_ = pid; };
     // The program reads what cachesim was given, but not a terminal: in a process

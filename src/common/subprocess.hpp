@@ -53,6 +53,9 @@ struct SpawnSpec {
 };
 
 inline constexpr int kReportFd = 3;
+// read_interval_us for valgrind's lackey, whose trace comes at about 8 MB/s: each
+// read takes some 16 KB, and the 1 MiB pipe holds 60 ms of it.
+inline constexpr unsigned kLackeyReadIntervalUs = 2000;
 
 // A spec with no limits beyond the wall clock and the output cap; callers add the rest.
 SpawnSpec command(std::vector<std::string> argv, double wall_seconds, std::size_t output_cap = 256 * 1024);

@@ -228,7 +228,7 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
                              kTraceSeconds);
     spec.fixed_addresses = true;
     spec.report_pipe = true;
-    spec.read_interval_us = 2000;
+    spec.read_interval_us = kLackeyReadIntervalUs;
     spec.on_report = [&](std::string_view chunk) {
         if (!done_call) trace.feed(chunk);
     };
