@@ -2,6 +2,7 @@
 // cachegrind.out parser on a hand-written file, a real cachegrind run on a
 // program with a known access pattern, and naming functions by address.
 #include "driver/evidence/cachegrind.hpp"
+#include "driver/evidence/simulation.hpp"
 #include "driver/evidence/symbol_table.hpp"
 #include "harness.hpp"
 
@@ -250,4 +251,28 @@ TEST_CASE("a host's symbol table names local and global functions by address", "
     CHECK_FALSE(name_at(16).has_value());
     // A position-independent program's symbols are not its addresses: no answer.
     CHECK(function_symbols(repo("driver")).empty());
+}
+
+TEST_CASE("a kernel's simulated misses do not depend on the host's path or environment", "[cachegrind]") {
+    // Both lie above the host's stack: they used to move the simulated call's frames
+    // (its return address, a kernel's spills) into other cache sets, so a TA running
+    // a student's hand-in from another directory or shell saw a miss or two more.
+    const auto geometry = value_or_fail(parse_cache_geometry("D1=49152,12,64:LL=33554432,16,64"));
+    const std::string built = std::filesystem::path(test::build_driver("tests/fixtures/explain/blocked.c")).parent_path() / "kernel-host";
+    const std::string dir = test::scratch_dir("cachegrind-stack");
+    const HostFunction graded{Kernel::rotate, HostFunction::kGraded};
+    auto misses_from = [&](const std::string& path, std::size_t padding) {
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+        std::filesystem::copy_file(built, path, std::filesystem::copy_options::overwrite_existing);
+        setenv("PERFLAB_TEST_PADDING", std::string(padding, 'x').c_str(), 1);
+        auto sim = perflab::simulate({path, graded, 128}, geometry);
+        unsetenv("PERFLAB_TEST_PADDING");
+        return value_or_fail(sim);
+    };
+    const CounterValues here = misses_from(dir + "/kernel-host", 1);
+    REQUIRE_FALSE(here.empty());
+    for (std::size_t padding : {40, 333, 2500}) {
+        INFO("environment padded by " << padding << " bytes");
+        CHECK(misses_from(dir + "/a/much/longer/path/to/the/same/hand-in/kernel-host", padding) == here);
+    }
 }
