@@ -300,18 +300,22 @@ __attribute__((noinline)) static int host_simulate_run(int kernel, int variant, 
         return 2;
     }
     /* Any full-range values will do: rotate and smooth touch memory the same way
-     * whatever the pixels hold. */
-    uint64_t x = 0x9e3779b97f4a7c15u;
-    /* Eight bytes a step: under lackey every executed instruction is a line of the
-     * trace, and this fill would otherwise outweigh the traced call. */
+     * whatever the pixels hold. Two 64-bit Weyl sequences, 64 bytes a step in four
+     * 16-byte stores: under lackey every executed instruction is a line of the trace
+     * (and a write() of valgrind's), and a word-at-a-time xorshift fill made a third
+     * of a blocked rotate's trace at 256. */
+    typedef uint64_t lanes __attribute__((vector_size(16)));
+    const lanes step = {0x9e3779b97f4a7c15u, 0xd1b54a32d192ed03u};
+    lanes x = step;
     size_t bytes = (size_t)dim * (size_t)dim * sizeof(pixel);
     unsigned char *out = (unsigned char *)src.pixels;
     size_t i = 0;
-    for (; i + 8 <= bytes; i += 8) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        memcpy(out + i, &x, 8);
+    for (; i + 64 <= bytes; i += 64) {
+        const lanes a = x + step, b = a + step, c = b + step, d = c + step;
+        memcpy(out + i, &a, 16), memcpy(out + i + 16, &b, 16), memcpy(out + i + 32, &c, 16), memcpy(out + i + 48, &d, 16);
+        x = d;
     }
-    for (; i < bytes; ++i) out[i] = (unsigned char)(x >>= 8);
+    for (; i < bytes; ++i) out[i] = (unsigned char)(x[0] >>= 8);
     /* The driver times a call with the images in the outer caches but not in L1
      * (it walks a buffer of twice the L1d first): read 1 MiB, more than any L1d
      * and less than any LL, so the simulated call starts the same way. The run
