@@ -49,6 +49,8 @@ public:
 
 private:
     void variant_table(const KernelResult& kernel, const VariantResult& variant);
+    // The marks' meanings, each said once per run, under the first table that has it.
+    void footnotes(const std::vector<DimResult>& dims);
     void summary(const RunResult& run);
 
     std::FILE* out_;

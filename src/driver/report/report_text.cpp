@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "report.hpp"
@@ -57,10 +58,28 @@ void TextReporter::kernel_started(const KernelResult& kernel) {
     std::string dims = "Dim\t", cpes = "memcpy CPEs";
     for (const auto& d : kernel.speed_of_light->dims) {
         dims += fmt::format("\t{}", d.dim);
-        cpes += fmt::format("\t{:.2f}", d.cpe);
+        cpes += fmt::format("\t{:.2f}{}", d.cpe, d.converged ? "" : "*");
     }
-    fmt::print(out_, "{}: Speed of light = memcpy of the same bytes (not scored):\n{}\n{}\n\n",
+    fmt::print(out_, "{}: Speed of light = memcpy of the same bytes (not scored):\n{}\n{}\n",
                kernel_title(kernel.kernel), dims, cpes);
+    footnotes(kernel.speed_of_light->dims);
+    fmt::print(out_, "\n");
+}
+
+void TextReporter::footnotes(const std::vector<DimResult>& dims) {
+    const bool unconverged = std::any_of(dims.begin(), dims.end(), [](const DimResult& d) { return !d.converged; });
+    const bool unresolved = std::any_of(dims.begin(), dims.end(), [](const DimResult& d) { return !d.call_cost_resolved; });
+    if (unconverged && !explained_unconverged_) {
+        fmt::print(out_, "* did not converge: the K fastest samples never agreed within epsilon, so this CPE is "
+                         "less certain; rerun on a quieter machine or raise --max-samples\n");
+        explained_unconverged_ = true;
+    }
+    if (unresolved && !explained_unresolved_) {
+        fmt::print(out_, "* within the call's noise: this kernel's fastest call was not clearly slower than an empty "
+                         "call, so the call's cost stays in its CPE and speedup (they understate it); use larger "
+                         "--dims or a quieter machine\n");
+        explained_unresolved_ = true;
+    }
 }
 
 void TextReporter::variant_table(const KernelResult& kernel, const VariantResult& v) {
@@ -85,21 +104,24 @@ void TextReporter::variant_table(const KernelResult& kernel, const VariantResult
         return;
     }
     std::string dims = "Dim\t", cpes = "Your CPEs", base = "Baseline CPEs", speed = "Speedup\t", samples = "Samples\t";
-    bool unconverged = false, unresolved = false;
     for (const auto& d : v.dims) {
         dims += fmt::format("\t{}", d.dim);
         cpes += fmt::format("\t{:.1f}{}", d.cpe, d.converged ? "" : "*");
         base += fmt::format("\t{:.1f}", d.baseline_cpe);
         speed += fmt::format("\t{:.1f}", d.speedup);
         samples += fmt::format("\t{}", d.samples);
-        unconverged |= !d.converged;
-        unresolved |= !d.call_cost_resolved;
     }
     fmt::print(out_, "{}\tMean\n{}\n{}\n{}\t{:.1f}\n", dims, cpes, base, speed, v.mean_speedup);
     if (kernel.speed_of_light) {
+        // Where either figure still holds the call's own cost, their ratio says
+        // nothing about the kernel: a memcpy at 64 timed as its call once read as
+        // five times any kernel's CPE.
         std::string row = "x memcpy";
-        for (std::size_t i = 0; i < v.dims.size() && i < kernel.speed_of_light->dims.size(); ++i)
-            row += fmt::format("\t{:.1f}", v.dims[i].cpe / kernel.speed_of_light->dims[i].cpe);
+        for (std::size_t i = 0; i < v.dims.size() && i < kernel.speed_of_light->dims.size(); ++i) {
+            const DimResult &mine = v.dims[i], &copy = kernel.speed_of_light->dims[i];
+            row += mine.call_cost_resolved && copy.call_cost_resolved ? fmt::format("\t{:.1f}", mine.cpe / copy.cpe)
+                                                                      : std::string("\t-");
+        }
         fmt::print(out_, "{}\n", row);
     }
     if (options_.verbose) fmt::print(out_, "{}\n", samples);
@@ -113,17 +135,7 @@ void TextReporter::variant_table(const KernelResult& kernel, const VariantResult
             fmt::print(out_, "{}\n", row);
         }
     }
-    if (unconverged && !explained_unconverged_) {
-        fmt::print(out_, "* did not converge: the K fastest samples never agreed within epsilon, so this CPE is "
-                         "less certain; rerun on a quieter machine or raise --max-samples\n");
-        explained_unconverged_ = true;
-    }
-    if (unresolved && !explained_unresolved_) {
-        fmt::print(out_, "* within the call's noise: this kernel's fastest call was not clearly slower than an empty "
-                         "call, so the call's cost stays in its CPE and speedup (they understate it); use larger "
-                         "--dims or a quieter machine\n");
-        explained_unresolved_ = true;
-    }
+    footnotes(v.dims);
     fmt::print(out_, "\n");
 }
 

@@ -154,7 +154,7 @@ PL.run(function () {
         sets.push({ label: 'naive oracle (baseline)', data: k.dims.map(function (d, i) { return { x: log2(d), y: k.baseline_cpes[i], dim: d }; }),
                     borderColor: '#000', backgroundColor: '#000', borderDash: [10, 4], pointStyle: 'crossRot', pointRadius: 6, borderWidth: 2 });
       if (k.speed_of_light)
-        sets.push({ label: 'memcpy (speed of light)', data: k.speed_of_light.dims.map(function (d) { return { x: log2(d.dim), y: d.cpe, dim: d.dim }; }),
+        sets.push({ label: 'memcpy (speed of light)', data: k.speed_of_light.dims.map(function (d) { return { x: log2(d.dim), y: d.cpe, dim: d.dim, converged: d.converged }; }),
                     borderColor: '#777', backgroundColor: '#777', borderDash: [2, 2], pointStyle: 'line', pointRadius: 7, borderWidth: 2 });
       PL.chart(card, 'CPE (cycles per pixel) against dim, log axes \u2013 lower is faster', {
         type: 'line', data: { datasets: sets },
