@@ -130,6 +130,26 @@ TEST_CASE("explain: a smooth with per-pixel bounds checks does too much work", "
     CHECK(mine > 2 * ref);
 }
 
+TEST_CASE("explain: the stock smooth's trace is read from its images, up to its return", "[explain]") {
+    // avg() keeps its sums on the stack, which takes more stores than dst: guessed
+    // from the trace, "dst" was the stack, and the stores stepped along a row by -1.
+    const json r = explain(build_driver("kernels/kernels.c"), "smooth", "stock-smooth", {"--dims", "64"});
+    const json& m = r["measurements"]["smooth"];
+    std::vector<const json*> traced{&m["naive"]};
+    for (const auto& v : m["variants"]) traced.push_back(&v);
+    REQUIRE(traced.size() >= 3);  // the oracle, naive_smooth and smooth()
+    for (const json* f : traced) {
+        INFO((*f)["name"]);
+        const json& p = (*f)["access_pattern"];
+        REQUIRE(p.is_object());
+        CHECK(p["store_step"] == 1);
+        CHECK(p["store_step_share"].get<double>() > 0.9);
+        CHECK(p["dst_fetches_per_line"].get<double>() == Approx(1.0).epsilon(0.05));
+        // What the host does after the call returns (_exit) is not the call's.
+        CHECK(p["callees_per_px"].empty());
+    }
+}
+
 TEST_CASE("explain: a kernels file changed after the build is a stale build", "[explain]") {
     std::string dir = scratch_dir("explain-stale-src");
     for (const char* f : {"blocked.c", "common.h"})

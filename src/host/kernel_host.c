@@ -8,13 +8,15 @@
  *                                     receiving the images' memory on the socket M
  *   kernel-host --simulate K:V:D:N:A  call variant V of kernel K (0 rotate, 1 smooth)
  *                                     N times at dimension D (A: the extra argument),
- *                                     for the cache simulation under valgrind
+ *                                     for the cache simulation under valgrind; its
+ *                                     one line on stdout says where the images are
  *
  * Nothing here is trusted by the driver: it is the student's process. It only has
  * to be convenient for an honest kernels.c: guard pages around the images, and a
  * note of the fatal signal that ends it. */
 #define _GNU_SOURCE
 #include <alloca.h>
+#include <inttypes.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdint.h>
@@ -299,6 +301,11 @@ __attribute__((noinline)) static int host_simulate_run(int kernel, int variant, 
                 dim);
         return 2;
     }
+    /* Where the images are, for the trace's reader: the kernel's own stack can take
+     * more stores than dst (the stock smooth's avg() does), so no guess from the
+     * trace tells the images apart from it. */
+    printf("perflab-simulate src=%#" PRIxPTR " dst=%#" PRIxPTR "\n", (uintptr_t)src.pixels, (uintptr_t)dst.pixels);
+    fflush(stdout);
     /* Any full-range values will do: rotate and smooth touch memory the same way
      * whatever the pixels hold. Two 64-bit Weyl sequences, 64 bytes a step in four
      * 16-byte stores: under lackey every executed instruction is a line of the trace

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
 #include <set>
+#include <sstream>
 #include <unordered_map>
 
 #include "common/line_reader.hpp"
@@ -194,7 +197,8 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
     bool in_call = false, done_call = false, after_call = false;
     long depth = 0;
     auto take = [&](std::string_view line, bool) {
-        if (line.size() < 4 || line[0] == '=') return;
+        // A chunk holds many lines: those after the call's return are not its.
+        if (done_call || line.size() < 4 || line[0] == '=') return;
         if (line[0] == 'I') {
             std::size_t at = 1;
             while (at < line.size() && line[at] == ' ') ++at;
@@ -263,28 +267,23 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
         if (const CodeSymbol* s = symbol_containing(symbols, addr)) ran.insert(s->name);
     p.executed.assign(ran.begin(), ran.end());
 
-    // The images: each lies inside one 2 MiB-aligned region of the host's (see
-    // host_image_make), so the region most loaded from holds src and the one most
-    // stored to holds dst; the lowest address touched there is pixel 0.
-    std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> regions;  // loads, stores
-    for (const auto& a : data) {
-        auto& r = regions[a.addr >> 21];
-        if (a.kind != 'S') ++r.first;
-        if (a.kind != 'L') ++r.second;
+    // The images, where the host said they are (its first line on stdout).
+    std::uint64_t src_base = 0, dst_base = 0;
+    {
+        std::istringstream out(done.output);
+        std::string line;
+        while (std::getline(out, line) &&
+               std::sscanf(line.c_str(), "perflab-simulate src=%" SCNx64 " dst=%" SCNx64, &src_base, &dst_base) != 2) {
+        }
     }
-    std::uint64_t src_region = 0, dst_region = 0;
-    std::size_t most_loads = 0, most_stores = 0;
-    for (const auto& [r, n] : regions)
-        if (n.first > most_loads) most_loads = n.first, src_region = r;
-    for (const auto& [r, n] : regions)
-        if (r != src_region && n.second > most_stores) most_stores = n.second, dst_region = r;
+    if (!src_base || !dst_base)
+        return SimulationError{fmt::format("'{}' --simulate did not say where its images are: rebuild it (make)", t.host_exe)};
     const std::uint64_t bytes = std::uint64_t(px) * sizeof(pixel);
-    std::uint64_t src_base = ~0ull, dst_base = ~0ull;
-    for (const auto& a : data) {
-        if (a.kind != 'S' && (a.addr >> 21) == src_region) src_base = std::min(src_base, a.addr);
-        if (a.kind != 'L' && (a.addr >> 21) == dst_region) dst_base = std::min(dst_base, a.addr);
-    }
-    if (most_loads == 0 || most_stores == 0) return p;
+    auto touches = [&](std::uint64_t base, char not_kind) {
+        return std::any_of(data.begin(), data.end(),
+                           [&](const DataAccess& a) { return a.kind != not_kind && a.addr >= base && a.addr < base + bytes; });
+    };
+    if (!touches(src_base, 'S') || !touches(dst_base, 'L')) return p;
 
     const auto stores = pixels_of(data, true, dst_base, bytes);
     const auto loads = pixels_of(data, false, src_base, bytes);
