@@ -318,9 +318,19 @@ TEST_CASE("without bwrap the sandbox says why in one line, with the remedy", "[s
 
 // perflab::spawn's options for callers that are not sandboxes: cachesim streaming a
 // trace, the test harness keeping stdout and stderr apart.
+namespace {
+
+// What `seq 1 n` prints.
+std::string numbered_lines(int n) {
+    std::string out;
+    for (int i = 1; i <= n; ++i) out += std::to_string(i) + "\n";
+    return out;
+}
+
+}  // namespace
+
 TEST_CASE("spawn streams the report pipe to on_report, every byte in order", "[subprocess]") {
-    std::string expected;
-    for (int i = 1; i <= 200000; ++i) expected += std::to_string(i) + "\n";
+    const std::string expected = numbered_lines(200000);
     SpawnSpec spec = command({"/bin/bash", "-c", "seq 1 200000 >&3; echo done"}, 60);
     spec.report_pipe = true;
     std::string streamed;
@@ -337,8 +347,7 @@ TEST_CASE("spawn with a read interval takes a line-per-write report in few chunk
           "[subprocess]") {
     // bash's echo is one write() per line, as valgrind's lackey writes its trace.
     const int lines = 20000;
-    std::string expected;
-    for (int i = 1; i <= lines; ++i) expected += std::to_string(i) + "\n";
+    const std::string expected = numbered_lines(lines);
     SpawnSpec spec = command({"/bin/bash", "-c", fmt::format("for ((i = 1; i <= {}; i++)); do echo $i >&3; done", lines)}, 60);
     spec.report_pipe = true;
     spec.read_interval_us = 2000;
@@ -355,9 +364,7 @@ TEST_CASE("spawn with a read interval takes a line-per-write report in few chunk
     streamed.clear();
     Finished big = spawn(spec);
     REQUIRE(big.exited_ok());
-    std::string many;
-    for (int i = 1; i <= 400000; ++i) many += std::to_string(i) + "\n";
-    CHECK(streamed == many);
+    CHECK(streamed == numbered_lines(400000));
 }
 
 TEST_CASE("spawn gives on_start the program's pid while it runs", "[subprocess]") {
