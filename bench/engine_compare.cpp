@@ -42,6 +42,9 @@ struct Registered {
 };
 std::vector<Registered> g_registered;
 
+// The base page size on x86-64, which the host reads from sysconf.
+constexpr std::uint64_t kPage = 4096;
+
 // Images made as the driver makes its kernel host's: shared memory (a memfd)
 // mapped at the same offset within huge-page-aligned regions (host_protocol.h),
 // with the host's madvise, so they get the host's page size (4 KiB wherever shmem
@@ -51,8 +54,8 @@ std::vector<Registered> g_registered;
 class HostLikeImage {
 public:
     explicit HostLikeImage(int dim) {
-        const std::uint64_t bytes = std::uint64_t(dim) * dim * sizeof(pixel), page = 4096;
-        const std::uint64_t region_bytes = perflab_host_region_bytes(bytes, page);
+        const std::uint64_t bytes = std::uint64_t(dim) * dim * sizeof(pixel);
+        const std::uint64_t region_bytes = perflab_host_region_bytes(bytes, kPage);
         map_bytes_ = region_bytes + PERFLAB_HOST_HUGE_PAGE;
         map_ = mmap(nullptr, map_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (map_ == MAP_FAILED) throw std::bad_alloc();
@@ -68,7 +71,7 @@ public:
             throw std::bad_alloc();
         }
         madvise(reinterpret_cast<void*>(region), region_bytes, MADV_HUGEPAGE);
-        for (std::uint64_t at = 0; at < region_bytes; at += page) reinterpret_cast<volatile char*>(region)[at] = 0;
+        for (std::uint64_t at = 0; at < region_bytes; at += kPage) reinterpret_cast<volatile char*>(region)[at] = 0;
         pixels_ = reinterpret_cast<pixel*>(perflab_host_pixels_at(region + region_bytes, bytes));
     }
     HostLikeImage(const HostLikeImage&) = delete;
@@ -118,9 +121,8 @@ std::optional<double> host_cpe(const std::string& driver, const std::string& hos
 // so that ChaCha20 does not spend 0.8 ms on dst after src is written, 0.95x.
 void touch_first_words(const pixel* pixels, std::size_t n) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(pixels);
-    const std::uint64_t page = 4096;
     volatile std::uint64_t digest =
-        perflab_host_first_words(bytes, n * sizeof(pixel), reinterpret_cast<std::uintptr_t>(bytes) % page, page);
+        perflab_host_first_words(bytes, n * sizeof(pixel), reinterpret_cast<std::uintptr_t>(bytes) % kPage, kPage);
     (void)digest;
 }
 
