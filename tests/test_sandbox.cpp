@@ -316,8 +316,6 @@ TEST_CASE("without bwrap the sandbox says why in one line, with the remedy", "[s
     CHECK_FALSE(sandbox_unavailable_reason());
 }
 
-// perflab::spawn's options for callers that are not sandboxes: cachesim streaming a
-// trace, the test harness keeping stdout and stderr apart.
 namespace {
 
 // What `seq 1 n` prints.
@@ -329,6 +327,8 @@ std::string numbered_lines(int n) {
 
 }  // namespace
 
+// perflab::spawn's options for callers that are not sandboxes: cachesim streaming a
+// trace, the test harness keeping stdout and stderr apart.
 TEST_CASE("spawn streams the report pipe to on_report, every byte in order", "[subprocess]") {
     const std::string expected = numbered_lines(200000);
     SpawnSpec spec = command({"/bin/bash", "-c", "seq 1 200000 >&3; echo done"}, 60);
