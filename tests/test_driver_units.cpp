@@ -271,6 +271,36 @@ TEST_CASE("host images: shared with the host, aligned, and canaries see small ov
     CHECK(img.classify(reinterpret_cast<const void*>(where.region_end())) == HostImage::Region::guard_after);
 }
 
+TEST_CASE("host empty calls: reading src is timed by the host itself and changes no image", "[driver][image]") {
+    auto host = KernelHost::start({test::repo("reference-host"), std::nullopt});
+    host->layout(64);
+    HostImage src(host->src(), 64), dst(host->dst(), 64);
+    for (std::size_t i = 0; i < src.pixel_count(); ++i) {
+        src.pixels()[i] = pixel{static_cast<unsigned short>(i), 1, 2};
+        dst.pixels()[i] = pixel{3, static_cast<unsigned short>(5 * i), 4};
+    }
+    const std::vector<pixel> src_before(src.pixels().begin(), src.pixels().end());
+    const std::vector<pixel> dst_before(dst.pixels().begin(), dst.pixels().end());
+    src.upload();
+    dst.upload();
+    const HostCall nothing = host->call({Kernel::rotate, HostFunction::kNothing}, 10);
+    REQUIRE(nothing.outcome.ok());
+    CHECK(nothing.self_ticks == 0);
+    // The runner's empty calls: src's 384 lines read between two TSC reads, or the
+    // first 4 KiB of them.
+    for (const std::int64_t limit : {0, 4096}) {
+        const HostCall reads = host->call({Kernel::rotate, HostFunction::kReadSource, limit}, 10);
+        REQUIRE(reads.outcome.ok());
+        CHECK(reads.self_ticks > 0);
+    }
+    src.download();
+    dst.download();
+    CHECK(std::equal(src_before.begin(), src_before.end(), src.pixels().begin(), same_pixel));
+    CHECK(std::equal(dst_before.begin(), dst_before.end(), dst.pixels().begin(), same_pixel));
+    // A call after it says nothing of reads it did not make.
+    CHECK(host->call({Kernel::rotate, HostFunction::kNothing}, 10).self_ticks == 0);
+}
+
 TEST_CASE("host images: the host cannot shrink or grow their memory", "[driver][image]") {
     // A host that truncated the shared file would turn the driver's next access to
     // it into a SIGBUS: the memory is sealed before the host gets it.

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define PERFLAB_HOST_MAGIC 0x70686f73u /* "phos" */
-#define PERFLAB_HOST_VERSION 4u
+#define PERFLAB_HOST_VERSION 5u
 
 #define PERFLAB_HOST_MAX_VARIANTS 256
 #define PERFLAB_HOST_TEXT_MAX 512 /* bytes, with the terminating NUL */
@@ -45,6 +45,12 @@ enum perflab_host_op {
 #define PERFLAB_HOST_GRADED (-2)   /* rotate() or smooth() themselves */
 #define PERFLAB_HOST_NOTHING (-5)  /* return at once: the cost of the call itself */
 #define PERFLAB_HOST_AT_ADDRESS (-6) /* the function at address `arg`: one --explain found unregistered */
+/* Read one byte of every cache line of src, or of its first `arg` bytes when `arg` is
+ * positive, as every correct kernel reads them all, and report that reading's own TSC
+ * time in `self_ticks`: the driver's empty calls (Runner::EmptyCalls), which it takes
+ * in its own reference host only, the one host whose report of its own time it can
+ * believe. */
+#define PERFLAB_HOST_READ_SRC (-7)
 
 /* Where an image of `bytes` bytes lies: in a region of whole 2 MiB huge pages, mapped
  * at a huge-page boundary (so a physically indexed cache sees the same placement on
@@ -116,6 +122,7 @@ struct perflab_host_control {
     int64_t arg;      /* PERFLAB_HOST_AT_ADDRESS: the function; a trusted host's: the tile edge of a sweep */
     int32_t status;   /* 0: done; else the command could not be carried out */
     uint64_t touched; /* after CALL: perflab_host_first_words of src ^ of dst, 0 before a LAYOUT */
+    uint64_t self_ticks; /* after a PERFLAB_HOST_READ_SRC CALL: the TSC ticks its reading took, else 0 */
 
     struct perflab_host_image src, dst; /* after LAYOUT */
 

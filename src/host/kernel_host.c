@@ -69,8 +69,24 @@ static void host_nothing(int dim, pixel *src, pixel *dst) {
     (void)dim, (void)src, (void)dst;
 }
 
+/* PERFLAB_HOST_READ_SRC (host_protocol.h): the lfences keep the reads inside the
+ * two TSC reads, and the last one waits for every read to complete. */
+static uint64_t host_read_src(int dim, const pixel *src, long long limit) {
+    size_t bytes = (size_t)dim * (size_t)dim * sizeof(pixel);
+    if (limit > 0 && (size_t)limit < bytes) bytes = (size_t)limit;
+    const volatile unsigned char *in = (const volatile unsigned char *)src;
+    __builtin_ia32_lfence();
+    const uint64_t start = __builtin_ia32_rdtsc();
+    __builtin_ia32_lfence();
+    for (size_t at = 0; at < bytes; at += 64) (void)in[at];
+    __builtin_ia32_lfence();
+    const uint64_t end = __builtin_ia32_rdtsc();
+    __builtin_ia32_lfence();
+    return end - start;
+}
+
 static lab_test_func host_lookup(int kernel, int variant, long long arg) {
-    if (variant == PERFLAB_HOST_NOTHING) return host_nothing;
+    if (variant == PERFLAB_HOST_NOTHING || variant == PERFLAB_HOST_READ_SRC) return host_nothing;
     /* The driver found this function in the executable's symbol table, with the
      * kernels' signature in its debug information. */
     if (variant == PERFLAB_HOST_AT_ADDRESS) return (lab_test_func)(uintptr_t)arg;
@@ -249,7 +265,11 @@ static int host_carry_out(volatile struct perflab_host_control *c, int images, s
             if (!fn || (!src->pixels && c->variant != PERFLAB_HOST_NOTHING)) return 1;
             perflab_host_arg = (int)c->arg;
             c->touched = src->pixels ? host_image_first_words(src, c->dim) ^ host_image_first_words(dst, c->dim) : 0;
-            fn(c->dim, src->pixels, dst->pixels);
+            c->self_ticks = 0;
+            if (c->variant == PERFLAB_HOST_READ_SRC)
+                c->self_ticks = host_read_src(c->dim, src->pixels, c->arg);
+            else
+                fn(c->dim, src->pixels, dst->pixels);
             return 0;
         }
         case PERFLAB_HOST_OP_QUIT:

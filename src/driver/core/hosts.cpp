@@ -61,10 +61,19 @@ HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second)
     return t;
 }
 
-std::uint64_t empty_call_ns(KernelHost& host) {
-    HostCall c = host.call({Kernel::rotate, HostFunction::kNothing}, 10);
+static HostCall empty_call(KernelHost& host, const HostFunction& function) {
+    HostCall c = host.call(function, 10);
     if (!c.outcome.ok()) throw HostError("the driver's reference host failed an empty call: rebuild with make");
-    return c.cpu_ns;
+    return c;
+}
+
+std::uint64_t empty_call_ns(KernelHost& host) {
+    return empty_call(host, {Kernel::rotate, HostFunction::kNothing}).cpu_ns;
+}
+
+double empty_call_ticks(KernelHost& host, const HostTiming& timing, std::size_t read_bytes) {
+    const HostCall c = empty_call(host, {Kernel::rotate, HostFunction::kReadSource, std::int64_t(read_bytes)});
+    return double(c.cpu_ns) * timing.ticks_per_ns - double(c.self_ticks);
 }
 
 }  // namespace perflab

@@ -4,6 +4,7 @@
 // the report's cycles lives here too, measured on the reference host.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -45,8 +46,15 @@ private:
 // TSC rate that turns nanoseconds into the report's cycles.
 HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second);
 
-// The host CPU time of one empty call on one of the driver's own hosts: what a call
-// costs apart from its kernel. Throws HostError.
+// The host CPU time of one call of nothing on one of the driver's own hosts, with
+// warm caches and no images (calibration). Throws HostError.
 std::uint64_t empty_call_ns(KernelHost& host);
+
+// One of the runner's empty calls, in the report's cycles: the host CPU time of a call
+// that reads the lines of src, as every kernel does (`read_bytes` of them at most),
+// less that reading's own TSC time (PERFLAB_HOST_READ_SRC): what a call costs apart
+// from its kernel. Only on one of the driver's own hosts, whose report of its own
+// time is believed. Throws HostError.
+double empty_call_ticks(KernelHost& host, const HostTiming& timing, std::size_t read_bytes);
 
 }  // namespace perflab

@@ -427,6 +427,7 @@ HostCall KernelHost::call(const HostFunction& fn, unsigned timeout_seconds) {
     }
     const std::uint64_t now = settled_cpu_ns();
     out.cpu_ns = now - last_cpu_ns_;
+    out.self_ticks = control_->self_ticks;
     last_cpu_ns_ = now;
     return out;
 }

@@ -88,11 +88,13 @@ struct HostFunction {
     static constexpr int kGraded = -2;
     static constexpr int kNothing = -5;
     static constexpr int kAtAddress = -6;
+    static constexpr int kReadSource = -7;
 };
 
 struct HostCall {
     CallOutcome outcome;
     std::uint64_t cpu_ns = 0;  // host CPU time since the end of the previous command
+    std::uint64_t self_ticks = 0;  // kReadSource: the host's own TSC time of its reads (believe only the driver's hosts)
 };
 
 class KernelHost {

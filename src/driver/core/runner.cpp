@@ -80,9 +80,21 @@ Runner::Runner(const Plan& plan, MeasuringTools tools) : plan_(plan), tools_(too
 // caches, 3.0 at 64 and 128, 3.8-4.0 at 256, 4.3 at 512 here). At 64 that cost is as
 // large as a kernel's, so it is taken as often as the kernels are: the least of
 // thirty calls taken apart beforehand, subtracted from the least of hundreds, was a
-// microsecond off from run to run. The calls run in a copy of the driver's own
-// reference host, never the student's (whose code could slow them down to have more
-// subtracted from its kernels), nor the oracle's (see KernelHosts::empty_calls).
+// microsecond off from run to run. Each reads the lines of src, with that reading's
+// own time taken out (empty_call_ticks): a kernel's reads evict what the host's
+// reply path would find in the L1d after a call of nothing. Subtracting calls of
+// nothing left the rotates at 64-128 a median 4.5% over their one-process CPEs (make
+// bench-engine at 64-128, five runs each way alternated: 68 of 80 figures within the
+// goal, 78 with the reads; with dst's lines written as well, the rotates at 64 fell
+// to 0.87-0.98). They read what the cache clearing walks, twice the L1d, at most:
+// reading all 1.5 MiB at 512 took 15 us, and the longer the reading, the likelier a
+// disturbance in it that its time and the host's CPU time do not both see (once one
+// empty call read 10 us cheaper than the least of the others, and its kernel 8%
+// dearer); at 256-512, what the reads beyond those cost the reply path is at most 2%
+// of a kernel's time (the AVX-512 rotate at 256). The calls run in a copy
+// of the driver's own reference host, never the student's (whose code could slow
+// them down, or misreport its reads, to have more subtracted from its kernels), nor
+// the oracle's (see KernelHosts::empty_calls).
 class Runner::EmptyCalls {
 public:
     EmptyCalls(Runner& runner, int dim)
@@ -91,7 +103,7 @@ public:
     double sample() {
         trial_.prepare(runner_.tools_.inputs, runner_.plan_.timeout_seconds);
         runner_.tools_.clearer.clear();
-        return double(empty_call_ns(host_)) * runner_.tools_.timing.ticks_per_ns;
+        return empty_call_ticks(host_, runner_.tools_.timing, runner_.tools_.clearer.bytes());
     }
 
 private:
