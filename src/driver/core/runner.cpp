@@ -87,14 +87,15 @@ Runner::Runner(const Plan& plan, MeasuringTools tools) : plan_(plan), tools_(too
 // bench-engine at 64-128, five runs each way alternated: 68 of 80 figures within the
 // goal, 78 with the reads; with dst's lines written as well, the rotates at 64 fell
 // to 0.87-0.98). They read what the cache clearing walks, twice the L1d, at most:
-// reading all 1.5 MiB at 512 took 15 us, and the longer the reading, the likelier a
+// reading all 1.5 MiB at 512 took 14-18 us, and the longer the reading, the likelier a
 // disturbance in it that its time and the host's CPU time do not both see (once one
 // empty call read 10 us cheaper than the least of the others, and its kernel 8%
-// dearer); at 256-512, what the reads beyond those cost the reply path is at most 2%
-// of a kernel's time (the AVX-512 rotate at 256). The calls run in a copy
-// of the driver's own reference host, never the student's (whose code could slow
-// them down, or misreport its reads, to have more subtracted from its kernels), nor
-// the oracle's (see KernelHosts::empty_calls).
+// dearer); and at 256-512 the reads' whole effect on the reply (250-310 ns after
+// 1,024 lines, in a scratch ping-pong) is under 3% of the fastest kernel's time
+// there (the AVX-512 rotate at 256). The calls run in a copy of the
+// driver's own reference host, never the student's (whose code could slow them down,
+// or misreport its reads, to have more subtracted from its kernels), nor the oracle's
+// (see KernelHosts::empty_calls).
 class Runner::EmptyCalls {
 public:
     EmptyCalls(Runner& runner, int dim)
