@@ -509,7 +509,8 @@ TEST_CASE("a call's reads take the first word of the pixels on every page they l
 TEST_CASE("the text report gives no memcpy ratio where a figure still holds the call's cost", "[driver][report]") {
     auto dim = [](int d, double cpe, bool resolved) {
         DimResult r;
-        r.dim = d, r.cpe = cpe, r.converged = resolved, r.call_cost_resolved = resolved;
+        r.dim = d, r.cpe = cpe, r.converged = resolved;
+        r.call_cost_resolved = r.speedup_call_cost_resolved = resolved;
         return r;
     };
     KernelResult k;

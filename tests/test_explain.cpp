@@ -605,7 +605,11 @@ TEST_CASE("explain: a figure within the call's noise is named as such, with what
     large.dim = 128;
     large.cpe = 1.0;
     large.converged = false;  // unconverged for the usual reason
-    v.dims = {small, large};
+    perflab::DimResult middle = large;
+    middle.dim = 96;
+    middle.speedup_call_cost_resolved = false;  // its CPE shed the call's cost, its speedup did not
+    small.speedup_call_cost_resolved = false;
+    v.dims = {small, middle, large};
     e.result.variants = {v};
     // The vectors parallel to the variants, empty-handed: no figures, no traces.
     e.figures.resize(1);
@@ -623,6 +627,7 @@ TEST_CASE("explain: a figure within the call's noise is named as such, with what
                 meaning = f.meaning;
             }
     // Named by its description up to the colon (short_name).
-    CHECK(listed == "rotate at 64 (within the call's noise), rotate at 128");
+    CHECK(listed == "rotate at 64 (within the call's noise), rotate at 96 (speedup within the call's noise), "
+                    "rotate at 128");
     CHECK_THAT(meaning, Catch::Contains("the call's cost stayed in that figure"));
 }

@@ -102,7 +102,7 @@ TEST_CASE("the driver reports each speedup with its interval and converges on it
                 // Converged exactly when the interval is inside the tolerance, with enough
                 // rounds, and the call's cost could come out (call_cost.hpp).
                 CHECK(d["converged"].get<bool>() == (samples >= kMinPairs && (high - low) / 2 / s <= 0.05 &&
-                                                     d["call_cost_resolved"].get<bool>()));
+                                                     d["speedup_call_cost_resolved"].get<bool>()));
                 ++figures;
             }
     CHECK(figures >= 4);
@@ -140,8 +140,10 @@ TEST_CASE("a call's cost is not taken out of a series it would empty", "[driver]
     const std::vector<double> empty{150, 160, 170, 180, 190};
     const std::vector<double> fast{161, 162, 163, 162, 161};
     const std::vector<double> oracle{400, 410, 405, 400, 402};
-    CHECK_FALSE(call_cost_resolved(fast, empty));
-    CHECK(call_cost_resolved(oracle, empty));
+    CHECK_FALSE(cpe_call_cost_resolved(fast, empty, config.k));
+    CHECK_FALSE(speedup_call_cost_resolved(fast, empty));
+    CHECK(cpe_call_cost_resolved(oracle, empty, config.k));
+    CHECK(speedup_call_cost_resolved(oracle, empty));
     const KBestResult cpe = k_best_less_call_cost(fast, empty, config);
     CHECK(cpe.best == 161);  // whole samples: the kernel is credited no speed unmeasured
     CHECK_FALSE(cpe.converged);
@@ -149,12 +151,43 @@ TEST_CASE("a call's cost is not taken out of a series it would empty", "[driver]
     const RatioEstimate r = speedup_less_call_cost(oracle, fast, empty);
     CHECK(r.value == Approx(paired_ratio(oracle, fast).value));
     CHECK(r.value < 2.6);
-    // One sample above the empties' median is not enough: the least must be.
-    CHECK_FALSE(call_cost_resolved({165, 500}, empty));
-    CHECK(call_cost_resolved({175, 500}, {150, 160, 170}));
+    // One sample above the empties' median is not enough for a speedup: the least must be.
+    CHECK_FALSE(speedup_call_cost_resolved({165, 500}, empty));
+    CHECK(speedup_call_cost_resolved({175, 500}, {150, 160, 170}));
     // Empty calls that agree exactly still leave a tenth of a call unknown: a kernel
-    // shorter than that is not told from the call.
-    CHECK_FALSE(call_cost_resolved({1010, 1200}, {1000, 1000, 1000}));
-    CHECK_FALSE(call_cost_resolved({1100, 1200}, {1000, 1000, 1000}));
-    CHECK(call_cost_resolved({1101, 1200}, {1000, 1000, 1000}));
+    // shorter than that is not told from the call, by either figure.
+    for (const std::vector<double>& s : {std::vector<double>{1010, 1200}, {1100, 1200}}) {
+        CHECK_FALSE(speedup_call_cost_resolved(s, {1000, 1000, 1000}));
+        CHECK_FALSE(cpe_call_cost_resolved(s, {1000, 1000, 1000}, config.k));
+    }
+    CHECK(speedup_call_cost_resolved({1101, 1200}, {1000, 1000, 1000}));
+    CHECK(cpe_call_cost_resolved({1101, 1200}, {1000, 1000, 1000}, config.k));
+}
+
+TEST_CASE("a CPE takes the call's cost out where the floors are sure, though a typical call is not",
+          "[driver][estimator]") {
+    const KBestConfig config{3, 0.01, 300};
+    // A busy neighbour: the calls' floor holds at 3000 ticks, but most calls cost
+    // 3000-6000 more; the kernel adds 1100. The empties' median sits far above their
+    // floor, so a typical call hides the kernel, while the floors (the three least
+    // of each series within 30 and 10 ticks) leave it clear.
+    std::vector<double> empty{3000, 3010, 3030}, kernel{4100, 4105, 4110};
+    for (int i = 0; i < 40; ++i) {
+        empty.push_back(6000 + 75 * i);
+        kernel.push_back(7100 + 75 * i);
+    }
+    CHECK_FALSE(speedup_call_cost_resolved(kernel, empty));
+    CHECK(cpe_call_cost_resolved(kernel, empty, config.k));
+    const KBestResult cpe = k_best_less_call_cost(kernel, empty, config);
+    CHECK(cpe.best == 1100);
+    CHECK(cpe.converged);
+    // Floors as unsure as the kernel is long: not resolved, the whole call kept.
+    std::vector<double> loose_empty = empty, loose_kernel = kernel;
+    loose_empty[1] = 3600, loose_empty[2] = 3700;
+    loose_kernel[1] = 4700, loose_kernel[2] = 4800;
+    CHECK_FALSE(cpe_call_cost_resolved(loose_kernel, loose_empty, config.k));
+    CHECK(k_best_less_call_cost(loose_kernel, loose_empty, config).best == 4100);
+    // A series a speedup may take the cost out of, a CPE may too, however loose its floors.
+    CHECK(speedup_call_cost_resolved({1500, 1500, 2500}, {1000, 1010, 1900}));
+    CHECK(cpe_call_cost_resolved({1500, 1500, 2500}, {1000, 1010, 1900}, config.k));
 }

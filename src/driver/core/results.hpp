@@ -27,9 +27,12 @@ struct DimResult {
     double speedup_low = 0, speedup_high = 0;
     int samples = 0;
     bool converged = false;  // paired: the interval is within the tolerance; else K-best agreed
-    // The kernel's calls stood clear of the empty calls' noise, so their cost came out
-    // (call_cost.hpp); when not, the figure keeps it and is not converged.
+    // The kernel's calls stood clear of the call's own noise, so its cost came out of
+    // the CPE, and of the speedup (call_cost.hpp); when not, the figure keeps it and is
+    // not converged. The speedup asks more when timed beside the oracle, so it can keep
+    // the cost that a resolved CPE shed; with a fixed baseline both agree.
     bool call_cost_resolved = true;
+    bool speedup_call_cost_resolved = true;
     CounterValues counters;   // per pixel, from the sample K-best kept
     CounterValues simulated;  // per pixel, from cachegrind
     // Every sample's CPE in the order taken, the kept one among them: what

@@ -155,7 +155,8 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
             return resolved && ratio.half_width() <= kbest.ratio_tolerance;
         };
         EnoughSamples enough = [&](const std::vector<KBestResult>& r) {
-            if (baseline) return sure(call_cost_resolved(r[kOracle].all, r[kVariant].all, r[kEmpty].all), speedup(r));
+            if (baseline)
+                return sure(speedup_call_cost_resolved(r[kOracle].all, r[kVariant].all, r[kEmpty].all), speedup(r));
             return !r[kEmpty].all.empty() && k_best_less_call_cost(r[kVariant].all, r[kEmpty].all, kbest).converged;
         };
         // The run's first figure would otherwise come from a machine that was idle a
@@ -171,8 +172,10 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
         std::vector<KBestResult> k = k_best_interleaved(kbest, takers, enough);
         if (variant.failure()) return fail(*variant.failure());
         DimResult d = variant.result(k_best_less_call_cost(k[kVariant].all, k[kEmpty].all, kbest));
-        d.call_cost_resolved = baseline ? call_cost_resolved(k[kOracle].all, k[kVariant].all, k[kEmpty].all)
-                                        : call_cost_resolved(k[kVariant].all, k[kEmpty].all);
+        d.call_cost_resolved = cpe_call_cost_resolved(k[kVariant].all, k[kEmpty].all, kbest.k);
+        d.speedup_call_cost_resolved =
+            baseline ? speedup_call_cost_resolved(k[kOracle].all, k[kVariant].all, k[kEmpty].all)
+                     : d.call_cost_resolved;
         if (baseline) {
             DimResult b = baseline->result(k_best_less_call_cost(k[kOracle].all, k[kEmpty].all, kbest));
             d.baseline_cpe = b.cpe;
@@ -181,7 +184,7 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
             d.speedup = r.value;
             d.speedup_low = r.low;
             d.speedup_high = r.high;
-            d.converged = sure(d.call_cost_resolved, r);
+            d.converged = sure(d.speedup_call_cost_resolved, r);
         }
         if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];
         if (d.baseline_cpe > 0 && d.speedup <= 0) d.speedup = d.baseline_cpe / d.cpe;

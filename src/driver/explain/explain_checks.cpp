@@ -948,7 +948,9 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
                 ++rows;
                 if (!d.converged)
                     unconverged.push_back(fmt::format("{} at {}{}", short_name(v.name), d.dim,
-                                                      d.call_cost_resolved ? "" : " (within the call's noise)"));
+                                                      !d.call_cost_resolved           ? " (within the call's noise)"
+                                                      : !d.speedup_call_cost_resolved ? " (speedup within the call's noise)"
+                                                                                      : ""));
             }
     if (!unconverged.empty()) {
         std::string list;
@@ -959,7 +961,8 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
             "a speedup timed beside the oracle kept a 95% interval wider than the ratio tolerance (the JSON's "
             "speedup_interval says how wide), or the K fastest samples of a CPE timed alone never agreed within "
             "epsilon, or (within the call's noise) the kernel's fastest call was not clearly slower than an empty "
-            "call, so the call's cost stayed in that figure, which understates the kernel: those figures are less "
+            "call, so the call's cost stayed in that figure, which understates the kernel (a speedup within it "
+            "pairs whole calls; its CPE, from the fastest calls, has the cost taken out): those figures are less "
             "sure than the others.",
             "rerun when the machine is quieter, or raise --max-samples (larger --dims for a figure within the "
             "call's noise).");

@@ -57,6 +57,7 @@ private:
     TextReportOptions options_;
     bool explained_unconverged_ = false;
     bool explained_unresolved_ = false;
+    bool explained_speedup_unresolved_ = false;
 };
 
 // The documented JSON report (schema "perflab-report-1"; see README.md).

@@ -19,7 +19,8 @@ json counters_json(const CounterValues& values) {
 
 json dim_json(const DimResult& d) {
     json j{{"dim", d.dim},           {"cpe", d.cpe},         {"baseline_cpe", d.baseline_cpe},
-           {"speedup", d.speedup},   {"samples", d.samples}, {"converged", d.converged}, {"call_cost_resolved", d.call_cost_resolved}};
+           {"speedup", d.speedup},   {"samples", d.samples}, {"converged", d.converged}, {"call_cost_resolved", d.call_cost_resolved},
+           {"speedup_call_cost_resolved", d.speedup_call_cost_resolved}};
     if (d.speedup_high > 0) j["speedup_interval"] = {d.speedup_low, d.speedup_high};
     if (!d.counters.empty()) j["counters"] = counters_json(d.counters);
     if (!d.simulated.empty()) j["simulated"] = counters_json(d.simulated);

@@ -67,19 +67,29 @@ void TextReporter::kernel_started(const KernelResult& kernel) {
 }
 
 void TextReporter::footnotes(const std::vector<DimResult>& dims) {
-    const bool unconverged = std::any_of(dims.begin(), dims.end(), [](const DimResult& d) { return !d.converged; });
-    const bool unresolved = std::any_of(dims.begin(), dims.end(), [](const DimResult& d) { return !d.call_cost_resolved; });
-    if (unconverged && !explained_unconverged_) {
-        fmt::print(out_, "* did not converge: the K fastest samples never agreed within epsilon, so this CPE is "
-                         "less certain; rerun on a quieter machine or raise --max-samples\n");
-        explained_unconverged_ = true;
-    }
-    if (unresolved && !explained_unresolved_) {
-        fmt::print(out_, "* within the call's noise: this kernel's fastest call was not clearly slower than an empty "
-                         "call, so the call's cost stays in its CPE and speedup (they understate it); use larger "
-                         "--dims or a quieter machine\n");
-        explained_unresolved_ = true;
-    }
+    auto any = [&](auto&& pred) { return std::any_of(dims.begin(), dims.end(), pred); };
+    // A figure that kept the call's cost is not converged either; its own note says why.
+    const bool unconverged = any(
+        [](const DimResult& d) { return !d.converged && d.call_cost_resolved && d.speedup_call_cost_resolved; });
+    const bool unresolved = any([](const DimResult& d) { return !d.call_cost_resolved; });
+    const bool speedup_unresolved =
+        any([](const DimResult& d) { return d.call_cost_resolved && !d.speedup_call_cost_resolved; });
+    auto once = [&](bool needed, bool& said, const char* text) {
+        if (!needed || said) return;
+        fmt::print(out_, "{}\n", text);
+        said = true;
+    };
+    once(unconverged, explained_unconverged_,
+         "* did not converge: beside the oracle, the speedup's 95% interval stayed wider than the ratio tolerance; "
+         "alone, the K fastest samples never agreed within epsilon; so this figure is less certain: rerun on a "
+         "quieter machine or raise --max-samples");
+    once(unresolved, explained_unresolved_,
+         "* within the call's noise: this kernel's fastest call was not clearly slower than an empty call, so the "
+         "call's cost stays in its CPE and speedup (they understate it); use larger --dims or a quieter machine");
+    once(speedup_unresolved, explained_speedup_unresolved_,
+         "* speedup within the call's noise: this kernel's fastest call was not clearly slower than a typical empty "
+         "call, so its speedup pairs whole calls (towards 1: it understates the kernel); its CPE, from the fastest "
+         "calls, has the call's cost taken out; use larger --dims or a quieter machine");
 }
 
 void TextReporter::variant_table(const KernelResult& kernel, const VariantResult& v) {
