@@ -86,7 +86,7 @@ static uint64_t host_read_src(int dim, const pixel *src, long long limit) {
 }
 
 static lab_test_func host_lookup(int kernel, int variant, long long arg) {
-    if (variant == PERFLAB_HOST_NOTHING || variant == PERFLAB_HOST_READ_SRC) return host_nothing;
+    if (variant == PERFLAB_HOST_NOTHING) return host_nothing;
     /* The driver found this function in the executable's symbol table, with the
      * kernels' signature in its debug information. */
     if (variant == PERFLAB_HOST_AT_ADDRESS) return (lab_test_func)(uintptr_t)arg;
@@ -261,15 +261,13 @@ static int host_carry_out(volatile struct perflab_host_control *c, int images, s
             host_image_touch(dst);
             return 0;
         case PERFLAB_HOST_OP_CALL: {
-            lab_test_func fn = host_lookup(c->kernel, c->variant, c->arg);
-            if (!fn || (!src->pixels && c->variant != PERFLAB_HOST_NOTHING)) return 1;
+            const int reads = c->variant == PERFLAB_HOST_READ_SRC;
+            lab_test_func fn = reads ? NULL : host_lookup(c->kernel, c->variant, c->arg);
+            if ((!reads && !fn) || (!src->pixels && c->variant != PERFLAB_HOST_NOTHING)) return 1;
             perflab_host_arg = (int)c->arg;
             c->touched = src->pixels ? host_image_first_words(src, c->dim) ^ host_image_first_words(dst, c->dim) : 0;
-            c->self_ticks = 0;
-            if (c->variant == PERFLAB_HOST_READ_SRC)
-                c->self_ticks = host_read_src(c->dim, src->pixels, c->arg);
-            else
-                fn(c->dim, src->pixels, dst->pixels);
+            c->self_ticks = reads ? host_read_src(c->dim, src->pixels, c->arg) : 0;
+            if (!reads) fn(c->dim, src->pixels, dst->pixels);
             return 0;
         }
         case PERFLAB_HOST_OP_QUIT:
