@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <optional>
@@ -195,7 +196,11 @@ int main(int argc, char** argv) {
     }
     const std::string driver = argv[1], host = argv[2];
     const std::vector<int> dims = parse_dims(argv[3]);
-    const std::string json_path = "build/bench-engine.json";
+    // Every driver run's report is kept (variant-dim-round.json), samples and all, so a
+    // round that reads far from the others can be looked into afterwards.
+    const std::string json_dir = "build/bench-engine";
+    std::filesystem::remove_all(json_dir);
+    std::filesystem::create_directories(json_dir);
 
     // Rounds per variant and dimension, each a one-process timing, the driver's, and a
     // one-process timing again. Every timing is a process of its own with images of
@@ -240,7 +245,8 @@ int main(int argc, char** argv) {
             };
             for (int round = 0; round < kMaxRounds && (round < kMinRounds || !settled()); ++round) {
                 const auto before = in_process_cpe(v, dim);
-                const auto h = host_cpe(driver, host, r.kernel, r.description, dim, json_path);
+                const auto h = host_cpe(driver, host, r.kernel, r.description, dim,
+                                        fmt::format("{}/{}-{}-{}.json", json_dir, v, dim, round));
                 const auto after = in_process_cpe(v, dim);
                 if (!before || !after || !h) {
                     std::fprintf(stderr, "%s: '%s' was not timed %s at %d: run it by hand to see why\n", argv[0],
@@ -267,7 +273,8 @@ int main(int argc, char** argv) {
     fmt::print("\n{} of {} figures within the goal ({} missed, {} of them with the whole interval outside); ratio: "
                "median over {}-{} rounds (more while the interval reached across a bound of the goal) of the "
                "driver's CPE / the geometric mean of one-process CPEs timed just before and after it; CPEs: the "
-               "range of each way's timings; clock: {}\n",
-               met, met + missed, missed, missed_resolved, kMinRounds, kMaxRounds, clock);
+               "range of each way's timings; clock: {}; the driver's reports: {}/V-DIM-ROUND.json (V: the "
+               "variant's place in this table, from 0)\n",
+               met, met + missed, missed, missed_resolved, kMinRounds, kMaxRounds, clock, json_dir);
     return 0;
 }
