@@ -538,3 +538,33 @@ TEST_CASE("the text report gives no memcpy ratio where a figure still holds the 
     REQUIRE(noise != std::string::npos);
     CHECK(printed.find("within the call's noise", noise + 1) == std::string::npos);  // said once
 }
+
+TEST_CASE("the text report says when only a speedup kept the call's cost", "[driver][report]") {
+    // Beside the oracle: at 64 the CPE shed the call's cost but the speedup did not
+    // (not converged for that reason alone); at 128 both did and the figure converged.
+    DimResult small, large;
+    small.dim = 64, small.cpe = 0.9, small.speedup = 1.04, small.converged = false;
+    small.speedup_call_cost_resolved = false;
+    large.dim = 128, large.cpe = 1.0, large.speedup = 1.2, large.converged = true;
+    KernelResult k;
+    k.dims = {64, 128};
+    VariantResult v;
+    v.name = "rotate: blocked";
+    v.dims = {small, large};
+    char* text = nullptr;
+    std::size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    REQUIRE(out);
+    TextReporter report(out, {});
+    report.kernel_started(k);
+    report.variant_done(k, v);
+    std::fclose(out);
+    const std::string printed(text, size);
+    std::free(text);
+    INFO(printed);
+    CHECK(printed.find("Your CPEs\t0.9*\t1.0\n") != std::string::npos);
+    CHECK(printed.find("* speedup within the call's noise") != std::string::npos);
+    // Neither of the other notes: the CPE shed the cost, and nothing else kept it unsure.
+    CHECK(printed.find("* within the call's noise") == std::string::npos);
+    CHECK(printed.find("did not converge") == std::string::npos);
+}
