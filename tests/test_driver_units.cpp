@@ -506,6 +506,25 @@ TEST_CASE("a call's reads take the first word of the pixels on every page they l
     CHECK(perflab_host_first_words(pixels.data(), pixels.size(), 0, 4096) == 0x50001);
 }
 
+namespace {
+
+// What the text report prints for one kernel with one variant.
+std::string text_report(const KernelResult& k, const VariantResult& v) {
+    char* text = nullptr;
+    std::size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    REQUIRE(out);
+    TextReporter report(out, {});
+    report.kernel_started(k);
+    report.variant_done(k, v);
+    std::fclose(out);
+    std::string printed(text, size);
+    std::free(text);
+    return printed;
+}
+
+}  // namespace
+
 TEST_CASE("the text report gives no memcpy ratio where a figure still holds the call's cost", "[driver][report]") {
     auto dim = [](int d, double cpe, bool resolved) {
         DimResult r;
@@ -521,16 +540,7 @@ TEST_CASE("the text report gives no memcpy ratio where a figure still holds the 
     VariantResult v;
     v.name = "rotate: blocked";
     v.dims = {dim(64, 1.5, true), dim(128, 1.2, true)};
-    char* text = nullptr;
-    std::size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    REQUIRE(out);
-    TextReporter report(out, {});
-    report.kernel_started(k);
-    report.variant_done(k, v);
-    std::fclose(out);
-    const std::string printed(text, size);
-    std::free(text);
+    const std::string printed = text_report(k, v);
     INFO(printed);
     CHECK(printed.find("memcpy CPEs\t5.00*\t0.20\n") != std::string::npos);
     CHECK(printed.find("x memcpy\t-\t6.0\n") != std::string::npos);  // never 0.3 at 64: faster than a copy
@@ -551,16 +561,7 @@ TEST_CASE("the text report says when only a speedup kept the call's cost", "[dri
     VariantResult v;
     v.name = "rotate: blocked";
     v.dims = {small, large};
-    char* text = nullptr;
-    std::size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    REQUIRE(out);
-    TextReporter report(out, {});
-    report.kernel_started(k);
-    report.variant_done(k, v);
-    std::fclose(out);
-    const std::string printed(text, size);
-    std::free(text);
+    const std::string printed = text_report(k, v);
     INFO(printed);
     CHECK(printed.find("Your CPEs\t0.9*\t1.0\n") != std::string::npos);
     CHECK(printed.find("* speedup within the call's noise") != std::string::npos);
