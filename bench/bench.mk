@@ -43,9 +43,14 @@ $(ENGINE_COMPARE): $(B)/obj/bench/engine_compare.o $(ENGINE_ALIGNED)/solutions.o
 	@mkdir -p $(dir $@)
 	$(CXX) $(filter %.o %.a,$^) $(PERFLAB_LDLIBS) -o $@
 
+# To look into one figure: make bench-engine ENGINE_DIMS=256 ENGINE_VARIANT='rotate: AVX-512'
+# (the variants whose description holds that text; the dims without touching LAB_DIMS,
+# which the driver is built with).
+ENGINE_DIMS ?= $(LAB_DIMS)
 .PHONY: bench-engine
 bench-engine: $(DRIVER_BIN) reference-host $(SOLUTIONS_HOST) $(ENGINE_COMPARE)
-	$(ENGINE_COMPARE) ./$(DRIVER_BIN) $(SOLUTIONS_HOST) $(subst $(eval) ,$(comma),$(strip $(LAB_DIMS)))
+	$(ENGINE_COMPARE) ./$(DRIVER_BIN) $(SOLUTIONS_HOST) $(subst $(eval) ,$(comma),$(strip $(ENGINE_DIMS))) \
+	    $(if $(ENGINE_VARIANT),'$(ENGINE_VARIANT)')
 
 BENCH_TARGETS += bench-engine
 

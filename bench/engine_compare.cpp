@@ -189,13 +189,23 @@ int main(int argc, char** argv) {
     register_smooth_functions();
     if (argc == 4 && std::string(argv[1]) == "--in-process")
         return in_process_timing(std::stoul(argv[2]), std::stoi(argv[3]));
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: %s DRIVER SOLUTIONS_HOST DIMS (e.g. ./driver build/solutions-host 64,128,256,512)\n",
+    if (argc != 4 && argc != 5) {
+        std::fprintf(stderr,
+                     "usage: %s DRIVER SOLUTIONS_HOST DIMS [TEXT] (e.g. ./driver build/solutions-host 64,128,256,512 "
+                     "'rotate: AVX-512': only the variants whose description holds TEXT)\n",
                      argv[0]);
         return 2;
     }
     const std::string driver = argv[1], host = argv[2];
     const std::vector<int> dims = parse_dims(argv[3]);
+    // One variant can be looked into for a few minutes instead of the whole table's ten.
+    const std::string only = argc == 5 ? argv[4] : "";
+    if (std::none_of(g_registered.begin(), g_registered.end(),
+                     [&](const Registered& r) { return r.description.find(only) != std::string::npos; })) {
+        std::fprintf(stderr, "%s: no reference variant's description holds '%s': see reference/solutions.c\n", argv[0],
+                     only.c_str());
+        return 2;
+    }
     // Every driver run's report is kept (variant-dim-round.json), samples and all, so a
     // round that reads far from the others can be looked into afterwards.
     const std::string json_dir = "build/bench-engine";
@@ -234,6 +244,7 @@ int main(int argc, char** argv) {
     int met = 0, missed = 0, missed_resolved = 0;
     for (std::size_t v = 0; v < g_registered.size(); ++v) {
         const Registered& r = g_registered[v];
+        if (r.description.find(only) == std::string::npos) continue;
         for (const int dim : dims) {
             const double goal = dim >= 128 ? 0.05 : 0.10;
             std::vector<double> inproc, around, hosted;
@@ -274,7 +285,7 @@ int main(int argc, char** argv) {
                "median over {}-{} rounds (more while the interval reached across a bound of the goal) of the "
                "driver's CPE / the geometric mean of one-process CPEs timed just before and after it; CPEs: the "
                "range of each way's timings; clock: {}; the driver's reports: {}/V-DIM-ROUND.json (V: the "
-               "variant's place in this table, from 0)\n",
+               "variant's place among the reference variants, as the full table lists them, from 0)\n",
                met, met + missed, missed, missed_resolved, kMinRounds, kMaxRounds, clock, json_dir);
     return 0;
 }
