@@ -246,21 +246,23 @@ TEST_CASE("host images: shared with the host, aligned, and canaries see small ov
     const RemoteImage where = host->dst();
     HostImage img(where, 37);
     CHECK(where.pixels % kImageAlignment == 0);
-    for (std::size_t i = 0; i < img.pixel_count(); ++i)
-        img.pixels()[i] = pixel{static_cast<unsigned short>(i), static_cast<unsigned short>(3 * i), 7};
-    img.upload();
-    // The host sees the upload at its own address: one memory, not a copy.
+    std::vector<pixel> written(img.pixel_count());
+    for (std::size_t i = 0; i < written.size(); ++i)
+        written[i] = pixel{static_cast<unsigned short>(i), static_cast<unsigned short>(3 * i), 7};
+    img.write([&](std::span<pixel> shared) { std::copy(written.begin(), written.end(), shared.begin()); });
+    // The host sees the write at its own address: one memory, not a copy.
     std::vector<std::uint8_t> seen(img.pixel_count() * sizeof(pixel));
     host->read(where.pixels, seen);
-    CHECK(std::memcmp(seen.data(), img.pixels().data(), seen.size()) == 0);
+    CHECK(std::memcmp(seen.data(), written.data(), seen.size()) == 0);
     img.download();
+    CHECK(std::equal(written.begin(), written.end(), img.pixels().begin(), same_pixel));
     CHECK(img.damaged_canary_before() == 0);
     CHECK(img.damaged_canary_after() == 0);
     std::uint8_t* shared = where.local + (where.pixels - where.region);
     shared[-1] = 0;  // what a kernel writing dst[-1] leaves
     img.download();
     CHECK(img.damaged_canary_before() == 1);
-    img.upload();
+    img.write([](std::span<pixel>) {});  // the canaries are rewritten with every input
     img.download();
     CHECK(img.damaged_canary_before() == 0);
     shared[img.pixel_count() * sizeof(pixel)] = 0;
@@ -275,14 +277,13 @@ TEST_CASE("host empty calls: reading src is timed by the host itself and changes
     auto host = KernelHost::start({test::repo("reference-host"), std::nullopt});
     host->layout(64);
     HostImage src(host->src(), 64), dst(host->dst(), 64);
-    for (std::size_t i = 0; i < src.pixel_count(); ++i) {
-        src.pixels()[i] = pixel{static_cast<unsigned short>(i), 1, 2};
-        dst.pixels()[i] = pixel{3, static_cast<unsigned short>(5 * i), 4};
+    std::vector<pixel> src_before(src.pixel_count()), dst_before(dst.pixel_count());
+    for (std::size_t i = 0; i < src_before.size(); ++i) {
+        src_before[i] = pixel{static_cast<unsigned short>(i), 1, 2};
+        dst_before[i] = pixel{3, static_cast<unsigned short>(5 * i), 4};
     }
-    const std::vector<pixel> src_before(src.pixels().begin(), src.pixels().end());
-    const std::vector<pixel> dst_before(dst.pixels().begin(), dst.pixels().end());
-    src.upload();
-    dst.upload();
+    src.write([&](std::span<pixel> shared) { std::copy(src_before.begin(), src_before.end(), shared.begin()); });
+    dst.write([&](std::span<pixel> shared) { std::copy(dst_before.begin(), dst_before.end(), shared.begin()); });
     const HostCall nothing = host->call({Kernel::rotate, HostFunction::kNothing}, 10);
     REQUIRE(nothing.outcome.ok());
     CHECK(nothing.self_ticks == 0);
@@ -320,7 +321,7 @@ TEST_CASE("host images: the host cannot shrink or grow their memory", "[driver][
     close(fd);
     // Still whole: the image is written and read back as before.
     HostImage img(where, 64);
-    img.upload();
+    img.write([](std::span<pixel> shared) { std::fill(shared.begin(), shared.end(), pixel{1, 2, 3}); });
     img.download();
     CHECK(img.damaged_canary_after() == 0);
 }
@@ -333,6 +334,14 @@ TEST_CASE("inputs are full-range, reproducible from a seed and unpredictable wit
     CHECK(std::equal(a.begin(), a.end(), b.begin(), same_pixel));
     seeded2.fill(b);  // the next image of the stream is another one
     CHECK_FALSE(std::equal(a.begin(), a.end(), b.begin(), same_pixel));
+    // A draw writes the same pixels each time it is asked, and takes its place in
+    // the stream: the driver's record of an input and the shared image agree.
+    const InputGenerator::Draw draw = seeded1.next();
+    std::vector<pixel> once(64 * 64), twice(64 * 64);
+    draw.into(once);
+    draw.into(twice);
+    CHECK(std::equal(once.begin(), once.end(), twice.begin(), same_pixel));
+    CHECK(std::equal(once.begin(), once.end(), b.begin(), same_pixel));  // seeded2's second image
     secret1.fill(c);
     secret2.fill(d);
     CHECK(secret1.secret());

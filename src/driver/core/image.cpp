@@ -29,19 +29,12 @@ std::span<const pixel> HostImage::pixels() const {
     return {reinterpret_cast<const pixel*>(buffer_.data() + before_), pixel_count()};
 }
 
-void HostImage::upload() {
-    std::memset(buffer_.data(), kCanary, before_);
-    std::memset(buffer_.data() + buffer_.size() - after_, kCanary, after_);
-    std::memcpy(shared(), buffer_.data(), buffer_.size());
+void HostImage::write_canaries() {
+    std::memset(shared(), kCanary, before_);
+    std::memset(shared() + buffer_.size() - after_, kCanary, after_);
 }
 
 void HostImage::download() { std::memcpy(buffer_.data(), shared(), buffer_.size()); }
-
-void HostImage::warm() {
-    const volatile std::uint8_t* p = shared() + before_;
-    const std::size_t bytes = pixel_count() * sizeof(pixel);
-    for (std::size_t at = 0; at < bytes; at += 64) (void)p[at];
-}
 
 std::size_t HostImage::damaged_canary_before() const { return count_damaged(buffer_.data(), buffer_.data() + before_); }
 

@@ -30,16 +30,19 @@ public:
 
     int dim() const { return dim_; }
     std::size_t pixel_count() const { return std::size_t(dim_) * std::size_t(dim_); }
-    // The driver's copy: what upload() sends and download() brought back.
+    // The driver's copy: what download() brought back.
     std::span<pixel> pixels();
     std::span<const pixel> pixels() const;
 
-    void upload();    // canaries and pixels to the shared image
+    // Canaries around the shared image, and its pixels written in place by `fill`
+    // (given the shared pixels): what this CPU's caches take in is the shared image
+    // alone, as a one-process caller's are after it fills its images.
+    template <class Fill>
+    void write(Fill&& fill) {
+        write_canaries();
+        fill(std::span<pixel>{reinterpret_cast<pixel*>(shared() + before_), pixel_count()});
+    }
     void download();  // pixels and the canary windows back
-    // Reads every line of the shared pixels, so that they, and not the driver's
-    // copy, are what this CPU's caches hold last, as a caller's freshly written
-    // images would be.
-    void warm();
     std::size_t damaged_canary_before() const;
     std::size_t damaged_canary_after() const;
 
@@ -48,6 +51,7 @@ public:
     Region classify(const void* address) const;
 
 private:
+    void write_canaries();
     std::uint8_t* shared() const { return where_.local + (where_.pixels - where_.region) - before_; }
 
     RemoteImage where_;

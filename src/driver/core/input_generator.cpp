@@ -16,13 +16,12 @@ InputGenerator::InputGenerator(std::optional<unsigned> seed) : secret_(!seed) {
     }
 }
 
-void InputGenerator::fill(std::span<pixel> image) {
+void InputGenerator::Draw::into(std::span<pixel> image) const {
     // One nonce per image: the stream never repeats within a run.
     std::array<unsigned char, crypto_stream_chacha20_ietf_NONCEBYTES> nonce{};
-    std::memcpy(nonce.data(), &next_nonce_, sizeof next_nonce_);
-    ++next_nonce_;
+    std::memcpy(nonce.data(), &nonce_, sizeof nonce_);
     crypto_stream_chacha20_ietf(reinterpret_cast<unsigned char*>(image.data()), image.size_bytes(), nonce.data(),
-                                key_.data());
+                                from_.key_.data());
 }
 
 }  // namespace perflab
