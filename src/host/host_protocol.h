@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define PERFLAB_HOST_MAGIC 0x70686f73u /* "phos" */
-#define PERFLAB_HOST_VERSION 5u
+#define PERFLAB_HOST_VERSION 6u
 
 #define PERFLAB_HOST_MAX_VARIANTS 256
 #define PERFLAB_HOST_TEXT_MAX 512 /* bytes, with the terminating NUL */
@@ -115,6 +115,10 @@ struct perflab_host_control {
      * copies it to `reply` when the command is done. */
     uint32_t request;
     uint32_t reply;
+    /* Nonzero while the driver sleeps on `reply`; the host wakes it only then. A
+     * driver waiting its turn on the shared CPU instead runs again once the host
+     * sleeps, so a call's CPU time holds no system call to wake it. */
+    uint32_t driver_asleep;
     int32_t op;
     int32_t kernel;
     int32_t variant;

@@ -301,8 +301,10 @@ static int host_serve(int fd, int images) {
             host_futex(&c->request, FUTEX_WAIT, done);
         c->status = host_carry_out(c, images, &src, &dst);
         done = request;
-        __atomic_store_n(&c->reply, done, __ATOMIC_RELEASE);
-        host_futex(&c->reply, FUTEX_WAKE, 1);
+        /* Sequentially consistent, with the driver's side: either it sees the reply
+         * before it sleeps, or this sees that it sleeps. */
+        __atomic_store_n(&c->reply, done, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&c->driver_asleep, __ATOMIC_SEQ_CST)) host_futex(&c->reply, FUTEX_WAKE, 1);
     }
 }
 

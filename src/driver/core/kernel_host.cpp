@@ -218,9 +218,22 @@ void KernelHost::read_registration() {
 }
 
 KernelHost::Wait KernelHost::wait_reply(std::uint32_t target, unsigned timeout_seconds) {
+    // The host shares this CPU: yielding to it once lets a short call run to its end
+    // and the host fall asleep before this runs again, without the host making a
+    // system call to wake this side inside the CPU time it is charged. A longer call
+    // outlasts the host's time slice; this side then sleeps and asks to be woken.
+    if (__atomic_load_n(&control_->reply, __ATOMIC_ACQUIRE) == target) return Wait::replied;
+    sched_yield();
     const auto deadline = Clock::now() + std::chrono::seconds(timeout_seconds ? timeout_seconds : 100000000u);
+    __atomic_store_n(&control_->driver_asleep, 1u, __ATOMIC_SEQ_CST);
+    const Wait w = sleep_until_reply(target, deadline);
+    __atomic_store_n(&control_->driver_asleep, 0u, __ATOMIC_RELAXED);
+    return w;
+}
+
+KernelHost::Wait KernelHost::sleep_until_reply(std::uint32_t target, Clock::time_point deadline) {
     for (;;) {
-        std::uint32_t seen = __atomic_load_n(&control_->reply, __ATOMIC_ACQUIRE);
+        std::uint32_t seen = __atomic_load_n(&control_->reply, __ATOMIC_SEQ_CST);
         if (seen == target) return Wait::replied;
         // Sleeping in slices notices a host that died without replying.
         timespec slice{0, 20'000'000};

@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -140,6 +141,7 @@ private:
     enum class Wait { replied, died, timed_out };
     Wait command(unsigned timeout_seconds);
     Wait wait_reply(std::uint32_t target, unsigned timeout_seconds);
+    Wait sleep_until_reply(std::uint32_t target, std::chrono::steady_clock::time_point deadline);
     std::uint64_t cpu_ns() const;
     std::uint64_t settled_cpu_ns() const;
     std::uint64_t first_words() const;  // what the host must report as `touched`
