@@ -259,9 +259,9 @@ std::uint64_t KernelHost::settled_cpu_ns() const {
     // The host shares the driver's CPU, and a reply that wakes the driver (after a call
     // that outlasted wait_reply's yield) lets it run before the host is back asleep:
     // the host's last steps would then be charged to the next command, by a varying
-    // amount. Yield to it until it sleeps, so that every
-    // reading falls at the same point of its loop. (A host that never sleeps is charged
-    // its spinning anyway; the bound only keeps the driver from waiting on it.)
+    // amount. Yield to it until it sleeps, so that every reading falls at the same
+    // point of its loop. (A host that never sleeps is charged its spinning anyway; the
+    // bound only keeps the driver from waiting on it.)
     for (int i = 0; i < 1000; ++i) {
         const auto stat = read_proc_stat(host_pid_);
         if (!stat || stat->state != 'R') break;
