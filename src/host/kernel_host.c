@@ -276,6 +276,13 @@ static int host_carry_out(volatile struct perflab_host_control *c, int images, s
     return 1;
 }
 
+/* Sequentially consistent, with the driver's side: either it sees the reply before
+ * it sleeps, or this sees that it sleeps and wakes it. */
+static void host_reply(volatile struct perflab_host_control *c, uint32_t done) {
+    __atomic_store_n(&c->reply, done, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&c->driver_asleep, __ATOMIC_SEQ_CST)) host_futex(&c->reply, FUTEX_WAKE, 1);
+}
+
 static int host_serve(int fd, int images) {
     void *p = mmap(NULL, sizeof(struct perflab_host_control), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
@@ -293,18 +300,14 @@ static int host_serve(int fd, int images) {
     struct host_image src = {0}, dst = {0};
     /* The driver's first request, already there, is this registration. */
     uint32_t done = __atomic_load_n(&c->request, __ATOMIC_ACQUIRE);
-    __atomic_store_n(&c->reply, done, __ATOMIC_RELEASE);
-    host_futex(&c->reply, FUTEX_WAKE, 1);
+    host_reply(c, done);
     for (;;) {
         uint32_t request;
         while ((request = __atomic_load_n(&c->request, __ATOMIC_ACQUIRE)) == done)
             host_futex(&c->request, FUTEX_WAIT, done);
         c->status = host_carry_out(c, images, &src, &dst);
         done = request;
-        /* Sequentially consistent, with the driver's side: either it sees the reply
-         * before it sleeps, or this sees that it sleeps. */
-        __atomic_store_n(&c->reply, done, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&c->driver_asleep, __ATOMIC_SEQ_CST)) host_futex(&c->reply, FUTEX_WAKE, 1);
+        host_reply(c, done);
     }
 }
 
