@@ -144,9 +144,7 @@ namespace {
 // Builds the fixture once per test run, with the flags the student's kernels get.
 std::string stream_program() {
     static const std::string path = [] {
-        auto dir = std::filesystem::temp_directory_path() / ("perflab-test-cg-" + std::to_string(getpid()));
-        std::filesystem::create_directories(dir);
-        std::string exe = (dir / "stream").string();
+        std::string exe = test::scratch_dir("cachegrind-stream") + "/stream";
         std::string cmd = std::string("gcc -O2 -g ") + PERFLAB_ROOT + "/tests/fixtures/cachegrind/stream.c -o " + exe;
         auto built = test::sh(cmd);
         INFO(built.err);
