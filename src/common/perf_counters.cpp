@@ -53,10 +53,11 @@ std::variant<perf_event_attr, Unavailable> encode(const std::string& event) {
     int rc = pfm_get_os_event_encoding(event.c_str(), PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
     if (rc == PFM_ERR_NOTFOUND)
         return Unavailable{fmt::format("unknown event '{}' (libpfm4 knows no such event on this CPU)", event),
-                           "list this CPU's events with libpfm4's showevtinfo, or use a perf:: name such as perf::CYCLES"};
+                           "list this CPU's events with libpfm4's showevtinfo, or use a perf:: name such as perf::CYCLES",
+                           true};
     if (rc != PFM_SUCCESS)
         return Unavailable{fmt::format("event '{}' cannot be encoded ({})", event, pfm_strerror(rc)),
-                           "check its unit masks and modifiers with libpfm4's showevtinfo"};
+                           "check its unit masks and modifiers with libpfm4's showevtinfo", true};
     return attr;
 }
 
@@ -163,6 +164,13 @@ std::vector<CounterEvent> default_counter_events(const EventSupported& supported
 
 std::vector<CounterEvent> default_counter_events() {
     return default_counter_events([](const std::string& e) { return event_supported(e); });
+}
+
+std::optional<Unavailable> bad_event_name(const std::string& event) {
+    auto encoded = encode(event);
+    auto* why = std::get_if<Unavailable>(&encoded);
+    if (why && why->bad_name) return *why;
+    return std::nullopt;
 }
 
 bool event_supported(const std::string& event) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -23,6 +24,7 @@ namespace perflab {
 struct Unavailable {
     std::string cause;
     std::string remedy;
+    bool bad_name = false;  // an event name no PMU of this CPU has: the user's mistake, not the machine's
     std::string line() const { return cause + ": " + remedy; }
 };
 
@@ -53,6 +55,10 @@ const std::vector<MetricCandidates>& counter_event_candidates();
 // True when libpfm4 knows the event and the kernel can count it on this CPU. A
 // permission refusal counts as supported: opening the group reports it properly.
 bool event_supported(const std::string& event);
+
+// Why `event` is not an event name libpfm4 knows for this CPU, if it is not: a
+// mistake to refuse before anything is measured, on any machine, PMU or not.
+std::optional<Unavailable> bad_event_name(const std::string& event);
 
 struct CounterReading {
     std::vector<std::uint64_t> values;  // in the order the events were given

@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/perf_counters.hpp"
+#include "driver/evidence/cachegrind.hpp"
+
 namespace perflab {
 namespace {
 
@@ -144,6 +147,20 @@ ParseOutcome parse_options(int argc, char** argv) {
     }
     if (!kernel.empty()) o.only_kernel = parse_kernel(kernel);
     apply_baked_defaults(o, measured_baseline, policy_opt->count() > 0);
+    // Checked whether or not the run will use them: a value that is wrong now
+    // is wrong the day --simulate or --counters is added.
+    for (const auto& event : o.events)
+        if (auto why = bad_event_name(event)) {
+            std::fprintf(stderr, "%s: --events: %s\n", argv[0], why->line().c_str());
+            return {std::nullopt, 1};
+        }
+    if (o.cache_geometry) {
+        const auto geometry = parse_cache_geometry(*o.cache_geometry);
+        if (const auto* err = std::get_if<SimulationError>(&geometry)) {
+            std::fprintf(stderr, "%s: --cache-geometry: %s\n", argv[0], err->message.c_str());
+            return {std::nullopt, 1};
+        }
+    }
     if (o.calibrate && o.baseline_file) {
         std::fprintf(stderr, "%s: --calibrate measures the baseline, so it cannot take --baseline\n", argv[0]);
         return {std::nullopt, 1};
