@@ -271,6 +271,9 @@ TEST_CASE("host images: shared with the host, aligned, and canaries see small ov
     CHECK(img.damaged_canary_after() == 2);
     CHECK(img.classify(reinterpret_cast<const void*>(where.region - 1)) == HostImage::Region::guard_before);
     CHECK(img.classify(reinterpret_cast<const void*>(where.region_end())) == HostImage::Region::guard_after);
+    // A write thousands of pixels past the end still falls in the host's guard.
+    CHECK(img.classify(reinterpret_cast<const void*>(where.region_end() + (1u << 20))) == HostImage::Region::guard_after);
+    CHECK(img.classify(reinterpret_cast<const void*>(where.region_end() + (4u << 20))) == HostImage::Region::outside);
 }
 
 TEST_CASE("host empty calls: reading src is timed by the host itself and changes no image", "[driver][image]") {

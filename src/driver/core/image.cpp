@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "host/host_protocol.h"
+
 namespace perflab {
 namespace {
 
@@ -43,11 +45,13 @@ std::size_t HostImage::damaged_canary_after() const {
 }
 
 HostImage::Region HostImage::classify(const void* address) const {
-    // The host keeps a PROT_NONE page (at least) on either side of the region.
+    // The host reserves the region with a huge page of PROT_NONE on either side
+    // and aligns the region to a huge page inside that (host_protocol.h): at least a
+    // page stays before it, and all but a page of the huge page after it.
     const auto a = reinterpret_cast<std::uint64_t>(address);
     const auto page = std::uint64_t(sysconf(_SC_PAGESIZE));
     if (a < where_.region && a + page >= where_.region) return Region::guard_before;
-    if (a >= where_.region_end() && a < where_.region_end() + page) return Region::guard_after;
+    if (a >= where_.region_end() && a < where_.region_end() + PERFLAB_HOST_HUGE_PAGE - page) return Region::guard_after;
     return Region::outside;
 }
 
