@@ -110,7 +110,13 @@ TEST_CASE("bad flags, values and files give one line on stderr and status 1", "[
         {"--baseline", dir + "/missing.toml"},
         {"--variant", "no_such_variant"},
         {"--json", dir + "/no/such/dir/report.json", "--dims", "32", "--max-samples", "3"},
+        // Values of features the run does not turn on are checked all the same.
+        {"--cache-geometry", "garbage"},
+        {"--events", "NO_SUCH_EVENT"},
+        {"-f", dir},
+        {"-f", dir + "/unlisted.txt"},
     };
+    write_file(dir + "/unlisted.txt", "R:rotate: Current working version\nR:no_such: variant\n");
     for (const auto& args : bad) {
         INFO("args: " << args.front() << " " << (args.size() > 1 ? args[1] : ""));
         auto r = run(with({fast_driver()}, args));
@@ -225,4 +231,84 @@ TEST_CASE("the policy's dimensions are the run's unless --dims says otherwise", 
     auto [r2, s2] = dims_of({"--dims", "48"});
     CHECK(r2 == std::vector<int>{48});
     CHECK(s2 == std::vector<int>{48});
+}
+
+namespace {
+
+const std::string& registration_driver() {
+    static const std::string exe = build_driver("tests/fixtures/kernels/registration.c");
+    return exe;
+}
+
+}  // namespace
+
+TEST_CASE("-f lines match with stray spaces at their end", "[driver][cli]") {
+    std::string dir = scratch_dir("cli-f-spaces");
+    write_file(dir + "/some.txt", "R:second_rotate: the same code, registered twice  \r\n");
+    auto r = run(with({fast_driver(), "-f", dir + "/some.txt"}, kQuick));
+    REQUIRE(r.status == 0);
+    CHECK(lines_starting_with(r.out, "Rotate: Version = ") ==
+          std::vector<std::string>{"Rotate: Version = second_rotate: the same code, registered twice:"});
+}
+
+TEST_CASE("the Score line is the graded rotate()'s even when kernels.c does not register it", "[driver][cli][scoring]") {
+    std::string dir = scratch_dir("cli-graded");
+    auto r = run(with({registration_driver(), "--json", dir + "/r.json"}, kQuick));
+    REQUIRE(r.status == 0);
+    auto report = nlohmann::json::parse(read_file(dir + "/r.json"));
+    const auto& rotate = report["kernels"]["rotate"];
+    std::vector<std::string> graded;
+    for (const auto& v : rotate["variants"])
+        if (v["graded"].get<bool>()) graded.push_back(v["name"]);
+    REQUIRE(graded == std::vector<std::string>{"rotate() function (graded; not registered)"});
+    CHECK(rotate["points_from"] == graded[0]);
+    CHECK(lines_starting_with(r.out, "Rotate: Version = rotate() function (graded; not registered):").size() == 1);
+    CHECK(lines_starting_with(r.out, "Score: Rotate ").size() == 1);
+
+    // Left out by --variant, it earns nothing, and the line says why rather than
+    // show another variant's points.
+    auto only = run(with({registration_driver(), "--variant", "column", "--kernel", "rotate", "--json", dir + "/o.json"}, kQuick));
+    REQUIRE(only.status == 0);
+    auto o = nlohmann::json::parse(read_file(dir + "/o.json"));
+    CHECK(o["kernels"]["rotate"]["points"].is_null());
+    CHECK(o["total_points"].is_null());
+    CHECK(lines_starting_with(only.out, "Score: Rotate not scored (rotate() not timed: drop -f/--variant to score it)")
+              .size() == 1);
+}
+
+TEST_CASE("registration mistakes are told on stderr and the run goes on", "[driver][cli]") {
+    std::string dir = scratch_dir("cli-registration");
+    auto r = run(with({registration_driver(), "--json", dir + "/r.json"}, kQuick));
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.err, Catch::Contains("registered smooth variant 'forgot: TODO' with a NULL function: it is not timed"));
+    CHECK_THAT(r.err, Catch::Contains("is longer than the 511 bytes a report keeps: it was cut there"));
+    // The NULL one is not timed; the one after it is, under its own name.
+    CHECK(lines_starting_with(r.out, "Smooth: Version = ") ==
+          std::vector<std::string>{"Smooth: Version = smooth: Current working version:"});
+    // The long description is cut before the character the limit splits: the text
+    // and the JSON show the same valid UTF-8.
+    const std::string cut = "long: " + std::string(504, 'x');
+    CHECK(lines_starting_with(r.out, "Rotate: Version = " + cut + ":") ==
+          std::vector<std::string>{"Rotate: Version = " + cut + ":"});
+    auto report = nlohmann::json::parse(read_file(dir + "/r.json"));
+    std::vector<std::string> names;
+    for (const auto& v : report["kernels"]["rotate"]["variants"]) names.push_back(v["name"]);
+    CHECK(std::count(names.begin(), names.end(), cut) == 1);
+    // What the kernels file prints never reaches a report on stdout.
+    CHECK_THAT(r.out, Catch::Contains("registration says hello"));
+    auto piped = run(with({registration_driver(), "--json", "-"}, kQuick));
+    REQUIRE(piped.status == 0);
+    CHECK_NOTHROW(nlohmann::json::parse(piped.out));
+    CHECK_THAT(piped.err, Catch::Contains("registration says hello"));
+    auto graded = run(with({registration_driver(), "-g"}, kQuick));
+    CHECK(graded.out.find("registration says hello") == std::string::npos);
+}
+
+TEST_CASE("registrations past the host's limit are told, and no kernel is said to have none", "[driver][cli]") {
+    auto r = run(with({build_driver("tests/fixtures/kernels/too_many.c"), "--kernel", "smooth"}, kQuick));
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.err, Catch::Contains("kernels.c registered 45 functions past the 256 a run takes"));
+    CHECK_THAT(r.out, Catch::Contains("Smooth: no smooth variant among the registrations the run takes"));
+    CHECK(r.out.find("no smooth variant registered") == std::string::npos);
+    CHECK(lines_starting_with(r.out, "Smooth: Version = smooth() function (graded; not registered):").size() == 1);
 }

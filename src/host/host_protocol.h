@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define PERFLAB_HOST_MAGIC 0x70686f73u /* "phos" */
-#define PERFLAB_HOST_VERSION 6u
+#define PERFLAB_HOST_VERSION 7u
 
 #define PERFLAB_HOST_MAX_VARIANTS 256
 #define PERFLAB_HOST_TEXT_MAX 512 /* bytes, with the terminating NUL */
@@ -99,6 +99,7 @@ struct perflab_host_image {
 
 struct perflab_host_text {
     int32_t present; /* 0: the student's pointer was NULL */
+    int32_t cut;     /* 1: the text was longer than fits, and ends where it was cut */
     char text[PERFLAB_HOST_TEXT_MAX];
 };
 

@@ -99,7 +99,9 @@ static lab_test_func host_lookup(int kernel, int variant, long long arg) {
 static void host_text(volatile struct perflab_host_text *out, const char *text) {
     out->present = text != NULL;
     if (!text) return;
-    size_t n = strnlen(text, PERFLAB_HOST_TEXT_MAX - 1);
+    size_t n = strnlen(text, PERFLAB_HOST_TEXT_MAX);
+    out->cut = n == PERFLAB_HOST_TEXT_MAX;
+    if (out->cut) n = PERFLAB_HOST_TEXT_MAX - 1;
     memcpy((char *)out->text, text, n);
     out->text[n] = '\0';
 }

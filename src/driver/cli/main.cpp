@@ -64,6 +64,7 @@ std::pair<HostLaunch, HostLaunch> host_launches(const Options& opt) {
     student.executable = opt.host.value_or(exe_dir() + "/kernel-host");
     reference.executable = opt.reference_host.value_or(exe_dir() + "/reference-host");
     student.start_seconds = opt.timeout_seconds;
+    student.stdout_to_stderr = opt.autograder || (opt.json_path && *opt.json_path == "-");
     for (HostLaunch* l : {&student, &reference}) {
         if (access(l->executable.c_str(), X_OK) != 0)
             throw HostError(fmt::format("no kernel host at '{}': run make, which builds it from kernels.c", l->executable));
@@ -134,6 +135,9 @@ std::optional<int> prepare(Session& s) {
         const HostRegistration& registration = s.hosts->student_registration();
         s.registry = Registry(registration);
         s.student = student_file(registration);
+        // -g times rotate() and smooth() alone: what was registered does not matter there.
+        if (!opt.autograder)
+            for (const auto& warning : s.registry.warnings()) std::fprintf(stderr, "%s: %s\n", argv0, warning.c_str());
     } catch (const HostStartError& e) {
         fail(argv0, e.what());
         return e.timed_out ? kExitHostTimedOut : kExitHostFailed;

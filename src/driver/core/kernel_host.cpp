@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "common/proc_stat.hpp"
+#include "common/utf8.hpp"
 #include "defs.h"
 #include "host/host_protocol.h"
 
@@ -38,7 +39,10 @@ long futex(std::uint32_t* word, int op, std::uint32_t value, const timespec* tim
 HostText text_of(const perflab_host_text& t) {
     HostText out;
     out.present = t.present != 0;
-    if (out.present) out.text.assign(t.text, strnlen(t.text, sizeof t.text));
+    out.cut = out.present && t.cut != 0;
+    if (!out.present) return out;
+    std::string_view bytes(t.text, strnlen(t.text, sizeof t.text));
+    out.text = valid_utf8(out.cut ? without_cut_character(bytes) : bytes);
     return out;
 }
 
@@ -146,6 +150,7 @@ void KernelHost::spawn() {
         close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
         fcntl(control_fd_, F_SETFD, 0);
         fcntl(host_end.fd, F_SETFD, 0);
+        if (launch_.stdout_to_stderr) dup2(2, 1);
         if (boxed) {
             fcntl(info[1], F_SETFD, 0);
             for (int fd : boxed->inherited_fds) fcntl(fd, F_SETFD, 0);
@@ -212,7 +217,7 @@ void KernelHost::read_registration() {
     for (int i = 0; i < count; ++i) {
         const auto& v = c.variants[i];
         Kernel k = v.kernel == 0 ? Kernel::rotate : Kernel::smooth;
-        registration_.variants.push_back({k, per_kernel[v.kernel == 0 ? 0 : 1]++, v.address, text_of(v.description).text});
+        registration_.variants.push_back({k, per_kernel[v.kernel == 0 ? 0 : 1]++, v.address, text_of(v.description)});
     }
     last_cpu_ns_ = settled_cpu_ns();
 }

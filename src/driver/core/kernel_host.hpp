@@ -47,18 +47,22 @@ struct HostLaunch {
     // host's control block is added to what it keeps. None: run it as it is.
     std::optional<SandboxSpec> sandbox;
     unsigned start_seconds = 30;  // for the host's constructors and registration
+    // What kernels.c prints goes to stderr: this process's stdout is a report (the
+    // JSON of --json -, the bestscores line of -g) that no kernel may add to.
+    bool stdout_to_stderr = false;
 };
 
 struct HostText {
     bool present = false;
-    std::string text;
+    bool cut = false;  // longer than the host passes on: `text` is its start
+    std::string text;  // valid UTF-8 (see utf8.hpp)
 };
 
 struct HostVariant {
     Kernel kernel;
     int index;              // among the kernel's registered variants
-    std::uint64_t address;  // in the host: identity only, never called here
-    std::string description;
+    std::uint64_t address;  // in the host: identity only, never called here (0: registered as NULL)
+    HostText description;
 };
 
 // What the host's registration said. Untrusted: names things, decides nothing.
@@ -68,7 +72,7 @@ struct HostRegistration {
     long build_time = 0;
     std::uint64_t graded_address[2] = {0, 0};
     std::vector<HostVariant> variants;
-    int dropped = 0;
+    int dropped = 0;  // registered past the PERFLAB_HOST_MAX_VARIANTS the host keeps
 };
 
 // An image's region: shared memory the driver made, at `region` in the host and at

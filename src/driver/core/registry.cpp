@@ -1,5 +1,8 @@
 #include "registry.hpp"
 
+#include <fmt/format.h>
+
+#include "host/host_protocol.h"
 #include "host/reference_host.h"
 #include "oracle.h"
 
@@ -26,21 +29,32 @@ HostFunction Variant::host_function() const {
     }
 }
 
-Registry::Registry(const HostRegistration& registration) {
-    for (const auto& v : registration.variants) add(v.kernel, v.address, v.description);
-}
-
-void Registry::add(Kernel k, std::uint64_t address, std::string description) {
-    variants_.push_back({k, address, std::move(description), 0});
+Registry::Registry(const HostRegistration& registration) : dropped_(registration.dropped) {
+    for (const auto& v : registration.variants) {
+        const std::string& name = v.description.text;
+        if (v.description.cut)
+            warnings_.push_back(fmt::format("the description of {} variant '{}...' is longer than the {} bytes a "
+                                            "report keeps: it was cut there",
+                                            kernel_name(v.kernel), name.substr(0, 40), PERFLAB_HOST_TEXT_MAX - 1));
+        if (v.address == 0) {
+            warnings_.push_back(fmt::format("kernels.c registered {0} variant '{1}' with a NULL function: it is not "
+                                            "timed (pass the function to add_{0}_function())",
+                                            kernel_name(v.kernel), name));
+            continue;
+        }
+        // The host's own position of the variant, which is how a call names it.
+        variants_.push_back({v.kernel, v.address, name, v.index});
+    }
+    if (dropped_ > 0)
+        warnings_.push_back(fmt::format("kernels.c registered {} functions past the {} a run takes: they are not "
+                                        "timed (register fewer)",
+                                        dropped_, PERFLAB_HOST_MAX_VARIANTS));
 }
 
 std::vector<Variant> Registry::of(Kernel k) const {
     std::vector<Variant> out;
     for (const auto& v : variants_)
-        if (v.kernel == k) {
-            out.push_back(v);
-            out.back().index = int(out.size()) - 1;
-        }
+        if (v.kernel == k) out.push_back(v);
     return out;
 }
 

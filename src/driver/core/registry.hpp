@@ -37,14 +37,21 @@ struct Variant {
 
 class Registry {
 public:
+    // Every registration the host kept, but those of a NULL function, which no
+    // call could run.
     explicit Registry(const HostRegistration& registration);
     Registry() = default;
-    void add(Kernel k, std::uint64_t address, std::string description);
     std::vector<Variant> of(Kernel k) const;
     const std::vector<Variant>& all() const { return variants_; }
+    // What the registration got wrong, one line each: NULL functions, descriptions
+    // cut, registrations past the host's limit.
+    const std::vector<std::string>& warnings() const { return warnings_; }
+    int dropped() const { return dropped_; }
 
 private:
     std::vector<Variant> variants_;
+    std::vector<std::string> warnings_;
+    int dropped_ = 0;
 };
 
 }  // namespace perflab

@@ -149,25 +149,22 @@ std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comme
 }
 
 void score_run(RunResult& run, const ScoringPolicy& policy) {
-    double total = 0;
+    std::optional<double> total;
     for (auto& kr : run.kernels) {
         const KernelPolicy& p = policy.of(kr.kernel);
         kr.max_points = p.max_points;
         kr.curve = p.drawn_curve();
         for (auto& v : kr.variants)
             if (v.complete()) v.points = p.points(v.mean_speedup);
+        // Only the graded rotate()/smooth() earns the Score line's points, as with the
+        // grader: another variant's figure would promise points the grade does not give.
         const VariantResult* scored = nullptr;
         for (const auto& v : kr.variants)
             if (v.graded) scored = &v;
-        if (!scored && kr.best) scored = &kr.variants[*kr.best];
-        if (!scored) {
-            kr.points = 0.0;
-            kr.points_from = "no variant";
-        } else {
-            kr.points = scored->complete() ? p.points(scored->mean_speedup) : 0.0;
-            kr.points_from = scored->name;
-        }
-        total += *kr.points;
+        if (!scored) continue;
+        kr.points = scored->complete() ? p.points(scored->mean_speedup) : 0.0;
+        kr.points_from = scored->name;
+        total = total.value_or(0.0) + *kr.points;
     }
     run.total_points = total;
     run.config.policy_source = policy.source;

@@ -125,11 +125,7 @@ Plan with_comparisons(Plan plan, const Registry& registry, bool references, cons
         if (!std::any_of(kp.variants.begin(), kp.variants.end(), same)) {
             auto registered = registry.of(kp.kernel);
             auto it = std::find_if(registered.begin(), registered.end(), same);
-            kp.variants.push_back(it != registered.end()
-                                      ? *it
-                                      : Variant{kp.kernel, kp.graded_address,
-                                                fmt::format("{}(): graded, not registered", kernel_name(kp.kernel)),
-                                                Variant::kGraded});
+            kp.variants.push_back(it != registered.end() ? *it : unregistered_graded(kp.kernel, kp.graded_address));
         }
         kp.variants.push_back({kp.kernel, 0, "naive oracle", Variant::kOracle});
         if (!references) continue;

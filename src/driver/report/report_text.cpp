@@ -165,18 +165,28 @@ void TextReporter::summary(const RunResult& run) {
                        kr.variants[*kr.best].name);
         else
             fmt::print(out_, "  {}: 0.0 ({})\n", kernel_title(kr.kernel),
-                       kr.variants.empty() ? "no variant registered" : "no variant passed the check");
+                       kr.variants.empty() ? "no variant timed" : "no variant passed the check");
     }
-    if (options_.show_score && run.total_points) {
-        std::string line = "Score:";
-        double max_total = 0;
-        for (const auto& kr : run.kernels) {
-            if (!kr.points) continue;
-            line += fmt::format(" {} {:.1f}/{:g} ", kernel_title(kr.kernel), *kr.points, kr.max_points);
-            max_total += kr.max_points;
+    if (!options_.show_score || run.kernels.empty()) return;
+    std::string line = "Score:", untimed;
+    int untimed_count = 0;
+    double max_total = 0;
+    for (const auto& kr : run.kernels) {
+        if (!kr.points) {
+            line += fmt::format(" {} not scored ", kernel_title(kr.kernel));
+            untimed += fmt::format("{}{}()", untimed.empty() ? "" : " and ", kernel_name(kr.kernel));
+            ++untimed_count;
+            continue;
         }
-        fmt::print(out_, "{} Total {:.1f}/{:g}\n", line, *run.total_points, max_total);
+        line += fmt::format(" {} {:.1f}/{:g} ", kernel_title(kr.kernel), *kr.points, kr.max_points);
+        max_total += kr.max_points;
     }
+    if (run.total_points) line += fmt::format(" Total {:.1f}/{:g}", *run.total_points, max_total);
+    // Points are the grader's, and it times only rotate() and smooth().
+    if (untimed_count > 0)
+        line += fmt::format("{}({} not timed: drop -f/--variant to score {})", line.back() == ' ' ? "" : " ", untimed,
+                            untimed_count > 1 ? "them" : "it");
+    fmt::print(out_, "{}\n", line);
 }
 
 }  // namespace perflab
