@@ -1,6 +1,7 @@
 #include "grade.hpp"
 
 #include "common/atomic_file.hpp"
+#include "tenths.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -81,13 +82,14 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
     r.trials = set.trials;
     if (set.rotate.correct) {
         r.rotate_speedup = set.rotate.speedup;
-        r.rotate_points = settings.policy.rotate.points(set.rotate.speedup);
+        r.rotate_points = tenths(settings.policy.rotate.points(set.rotate.speedup));
     }
     if (set.smooth.correct) {
         r.smooth_speedup = set.smooth.speedup;
-        r.smooth_points = settings.policy.smooth.points(set.smooth.speedup);
+        r.smooth_points = tenths(settings.policy.smooth.points(set.smooth.speedup));
     }
-    r.total = r.rotate_points + r.smooth_points;
+    // Rounded here, once: every output shows these parts and this sum of them.
+    r.total = sum_of_tenths(r.rotate_points, r.smooth_points);
     if (r.status == Status::ok) {
         r.reason = fmt::format("graded: median of {} trial{}, rotate speedup {:.2f}, smooth speedup {:.2f}", r.trials,
                                r.trials == 1 ? "" : "s", set.rotate.speedup, set.smooth.speedup);

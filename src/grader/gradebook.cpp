@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "tenths.hpp"
+
 namespace perflab::grader {
 
 std::string csv_field(const std::string& text) {
@@ -19,8 +21,8 @@ std::string gradebook_csv(const std::vector<Record>& records) {
     std::string out = "id,status,rotate_speedup,smooth_speedup,rotate_points,smooth_points,total,reason\n";
     for (const auto& r : records)
         out += fmt::format("{},{},{},{},{:.1f},{:.1f},{:.1f},{}\n", csv_field(r.id), status_id(r.status),
-                           speedup(r.rotate_speedup), speedup(r.smooth_speedup), r.rotate_points, r.smooth_points,
-                           r.total, csv_field(r.reason));
+                           speedup(r.rotate_speedup), speedup(r.smooth_speedup), tenths(r.rotate_points),
+                           tenths(r.smooth_points), sum_of_tenths(r.rotate_points, r.smooth_points), csv_field(r.reason));
     return out;
 }
 

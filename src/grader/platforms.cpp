@@ -1,20 +1,18 @@
 #include "platforms.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include "tenths.hpp"
 
 namespace perflab::grader {
 namespace {
 
 using nlohmann::json;
 
-// Gradebooks show tenths; more digits only suggest a precision timing lacks.
-double tenths(double v) { return std::round(v * 10) / 10; }
-
 json test_entry(const char* name, double points, double max_points, const std::optional<double>& speedup,
                 const Record& r) {
-    std::string output = speedup ? fmt::format("{}(): speedup {:.2f} -> {:.1f} of {:.0f} points", name, *speedup, points,
-                                               max_points)
+    std::string output = speedup ? fmt::format("{}(): speedup {:.2f} -> {:.1f} of {:.0f} points", name, *speedup,
+                                               tenths(points), max_points)
                                  : fmt::format("{}(): not scored ({}: {})", name, status_id(r.status), r.reason);
     return {{"name", fmt::format("{} performance", name)},
             {"score", tenths(points)},
@@ -27,12 +25,13 @@ json test_entry(const char* name, double points, double max_points, const std::o
 
 std::string autolab_line(const Record& r) {
     json line{{"scores", {{"rotate", tenths(r.rotate_points)}, {"smooth", tenths(r.smooth_points)}}},
-              {"scoreboard", {tenths(r.total), tenths(r.rotate_speedup.value_or(0)), tenths(r.smooth_speedup.value_or(0))}}};
+              {"scoreboard", {sum_of_tenths(r.rotate_points, r.smooth_points), tenths(r.rotate_speedup.value_or(0)),
+                              tenths(r.smooth_speedup.value_or(0))}}};
     return line.dump();
 }
 
 json gradescope_results(const Record& r, const ScoringPolicy& policy, const std::string& feedback) {
-    return {{"score", tenths(r.total)},
+    return {{"score", sum_of_tenths(r.rotate_points, r.smooth_points)},
             {"output", feedback},
             {"visibility", "visible"},
             {"stdout_visibility", "hidden"},
@@ -40,7 +39,7 @@ json gradescope_results(const Record& r, const ScoringPolicy& policy, const std:
              {test_entry("rotate", r.rotate_points, policy.rotate.max_points, r.rotate_speedup, r),
               test_entry("smooth", r.smooth_points, policy.smooth.max_points, r.smooth_speedup, r)}},
             {"leaderboard",
-             {{{"name", "Total"}, {"value", tenths(r.total)}},
+             {{{"name", "Total"}, {"value", sum_of_tenths(r.rotate_points, r.smooth_points)}},
               {{"name", "Rotate speedup"}, {"value", tenths(r.rotate_speedup.value_or(0))}},
               {{"name", "Smooth speedup"}, {"value", tenths(r.smooth_speedup.value_or(0))}}}}};
 }
