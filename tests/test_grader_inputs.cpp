@@ -54,6 +54,41 @@ std::string grade_policy(const std::string& dir, const std::string& text) {
 
 }  // namespace
 
+TEST_CASE("hand-ins are never dropped without a word, nor invented from the grader's output", "[grader-inputs]") {
+    const std::string dir = test::scratch_dir("grader-discovery-inputs");
+    const std::string handins = dir + "/handins";
+    // A hand-in that fails fast: its status shows it was found and its file taken.
+    const std::string broken = test::read_file(test::fixture_handin("compileerror"));
+    test::write_file(handins + "/alice.zip", broken);
+    test::write_file(handins + "/bob.C", broken);
+    test::write_file(handins + "/gina.TAR", broken);
+    test::write_file(handins + "/dave/team42-kernels.c", broken);
+    pack_handin(handins + "/erin.tar", broken, /*apple_double=*/true);
+
+    const std::vector<std::string> argv{grader_bin(), "grade", handins, "--out", handins + "/grades", "--trials", "1",
+                                        "--driver-args", kQuickDriver};
+    for (int run = 0; run < 2; ++run) {  // the second finds grades/ full of the first's output
+        auto r = test::run(argv);
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        for (const char* skipped : {"alice.zip", "bob.C", "gina.TAR"})
+            CHECK_THAT(r.err, Catch::Contains(std::string("skipped ") + handins + "/" + skipped + ": not a hand-in"));
+        CHECK_THAT(r.err, Catch::Contains("skipped " + handins + "/grades: the grader's own output"));
+        auto records = records_by_id(handins + "/grades/results.jsonl");
+        CHECK(records.size() == 2);
+        CHECK(records.count("grades") == 0);
+        CHECK(records["dave"]["status"] == "compile-error");
+        CHECK(records["erin"]["status"] == "compile-error");
+    }
+
+    const std::string empty = dir + "/empty";
+    fs::create_directories(empty);
+    test::write_file(empty + "/README.txt", "nothing here");
+    auto none = test::run({grader_bin(), "grade", empty, "--out", dir + "/out"});
+    CHECK(none.status != 0);
+    CHECK_THAT(none.err, Catch::Contains("no hand-ins in '" + empty + "'"));
+}
+
 TEST_CASE("every output's total is the sum of its parts as it shows them", "[grader-inputs]") {
     // A record from before points were rounded when graded: the outputs still agree.
     Record r;

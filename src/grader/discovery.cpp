@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -40,9 +42,24 @@ std::string id_of(const fs::directory_entry& e) {
     return "";
 }
 
+// By content first: Autolab stores whatever was uploaded as kernels.c, so a
+// handin.tar may arrive under that name. An archive's name still counts (a pre-POSIX
+// tar has no magic), and libarchive then says whether it is one.
 bool is_archive(const std::string& path) {
-    return ends_with(path, ".tar") || ends_with(path, ".tar.gz") || ends_with(path, ".tgz");
+    if (ends_with(path, ".tar") || ends_with(path, ".tar.gz") || ends_with(path, ".tgz")) return true;
+    unsigned char head[262] = {};
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    const std::size_t n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+    const bool gzip = n >= 2 && head[0] == 0x1f && head[1] == 0x8b;
+    const bool ustar = n >= 262 && std::memcmp(head + 257, "ustar", 5) == 0;
+    return gzip || ustar;
 }
+
+// macOS's tar and Finder add "._NAME" AppleDouble files (resource forks) beside
+// every file: never a student's source.
+bool is_apple_double(const std::string& member) { return fs::path(member).filename().string().rfind("._", 0) == 0; }
 
 bool escapes(const std::string& member) {
     if (member.empty() || member[0] == '/') return true;
@@ -55,7 +72,7 @@ bool escapes(const std::string& member) {
 // `make handin` packs it (team42-kernels.c); the archive's own name is the ID.
 bool is_kernels_member(const std::string& member) {
     std::string file = fs::path(member).filename().string();
-    return file == kKernels || ends_with(file, std::string("-") + kKernels);
+    return !is_apple_double(member) && (file == kKernels || ends_with(file, std::string("-") + kKernels));
 }
 
 // Read in this process with libarchive: no tar program ever sees a member name (a
@@ -104,25 +121,62 @@ std::string from_archive(const Handin& h) {
     return text;
 }
 
+// A directory holds the hand-in as its kernels.c, a TEAM-kernels.c, or the handout's
+// handin.tar (Gradescope keeps the upload under its own name).
+// An archive counts only where no kernels file lies beside it (a backup.tar.gz next
+// to kernels.c is not a second hand-in).
 std::string from_directory(const Handin& h) {
-    std::vector<fs::path> found;
-    for (const auto& e : fs::recursive_directory_iterator(h.path))
-        if (e.path().filename() == kKernels && e.is_regular_file() && !e.is_symlink()) found.push_back(e.path());
-    if (found.empty()) throw HandinError(fmt::format("no kernels.c in {}/: hand in kernels.c", h.id));
-    if (found.size() > 1) throw HandinError(fmt::format("{} files named kernels.c under {}/: keep one", found.size(), h.id));
+    std::vector<fs::path> found, archives;
+    for (const auto& e : fs::recursive_directory_iterator(h.path)) {
+        if (!e.is_regular_file() || e.is_symlink() || is_apple_double(e.path().string())) continue;
+        if (is_kernels_member(e.path().string())) found.push_back(e.path());
+        else if (is_archive(e.path().string())) archives.push_back(e.path());
+    }
+    if (found.empty()) found = archives;
+    if (found.empty())
+        throw HandinError(fmt::format("no kernels.c in {}/: hand in kernels.c, TEAM-kernels.c or handin.tar", h.id));
+    if (found.size() > 1) {
+        std::vector<std::string> names;
+        for (const auto& f : found) names.push_back(fs::relative(f, h.path).string());
+        throw HandinError(fmt::format("{} kernels files under {}/ ({}): keep one", found.size(), h.id, fmt::join(names, ", ")));
+    }
     return found[0].string();
 }
 
+// The directory the grader writes a batch into, when --out lies inside HANDINS:
+// its feedback/ or results.jsonl, and no kernels file of a student.
+bool is_grader_output(const fs::path& dir) {
+    if (!fs::exists(dir / "results.jsonl") && !fs::is_directory(dir / "feedback")) return false;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file() && is_kernels_member(e.path().string())) return false;
+    return true;
+}
+
+constexpr const char* kLayouts = "ID.c, ID-kernels.c, ID/, ID.tar, ID.tar.gz or ID.tgz";
+
 }  // namespace
 
-std::vector<Handin> discover_handins(const std::string& dir) {
+std::vector<Handin> discover_handins(const std::string& dir, std::FILE* notes) {
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
     if (ec) throw std::runtime_error(fmt::format("cannot read hand-in directory '{}' ({}): check the path", dir, ec.message()));
     std::map<std::string, Handin> by_id;
+    // Said, not dropped: a student whose file is skipped would otherwise get no grade
+    // and no record saying why.
+    auto skip = [&](const fs::path& p, const std::string& why) {
+        if (notes) std::fprintf(notes, "grader: skipped %s: %s\n", p.string().c_str(), why.c_str());
+    };
     for (const auto& e : it) {
+        if (e.path().filename().string()[0] == '.') continue;
         std::string id = id_of(e);
-        if (id.empty() || e.path().filename().string()[0] == '.') continue;
+        if (id.empty()) {
+            skip(e.path(), fmt::format("not a hand-in's name ({}): rename it to be graded", kLayouts));
+            continue;
+        }
+        if (e.is_directory() && is_grader_output(e.path())) {
+            skip(e.path(), "the grader's own output directory (--out), not a hand-in");
+            continue;
+        }
         auto [pos, inserted] = by_id.try_emplace(id, Handin{id, e.path().string(), ""});
         if (!inserted)
             pos->second.problem = fmt::format("two hand-ins for {} ({} and {}): remove one",
@@ -131,18 +185,30 @@ std::vector<Handin> discover_handins(const std::string& dir) {
         else if (!usable_id(id))
             pos->second.problem = fmt::format("'{}' is no usable student ID: rename it to letters, digits and ._-@+", id);
     }
+    if (by_id.empty())
+        throw std::runtime_error(fmt::format("no hand-ins in '{}': put one per student there as {}", dir, kLayouts));
     std::vector<Handin> out;
     for (auto& [id, h] : by_id) out.push_back(std::move(h));
     return out;
 }
 
+Handin single_handin(const std::string& path) {
+    // A deployment that still names .../submission/kernels.c while the upload was
+    // handin.tar or TEAM-kernels.c: the directory it was looked for in holds it.
+    const fs::path p(path);
+    if (!fs::exists(p) && fs::is_directory(p.parent_path())) return {"submission", p.parent_path().string(), ""};
+    return {"submission", path, ""};
+}
+
 void extract_kernels(const Handin& h, const std::string& dest) {
     if (!h.problem.empty()) throw HandinError(h.problem);
+    if (!fs::exists(h.path))
+        throw HandinError(fmt::format("no hand-in at '{}': upload kernels.c, TEAM-kernels.c or handin.tar", h.path));
+    const std::string source = fs::is_directory(h.path) ? from_directory(h) : h.path;
     std::string text;
-    if (is_archive(h.path)) {
-        text = from_archive(h);
+    if (is_archive(source)) {
+        text = from_archive({h.id, source, ""});
     } else {
-        std::string source = fs::is_directory(h.path) ? from_directory(h) : h.path;
         if (fs::file_size(source) > kMaxSourceBytes)
             throw HandinError(fmt::format("{} is over {} MiB: hand in the source only", source, kMaxSourceBytes >> 20));
         fs::copy_file(source, dest, fs::copy_options::overwrite_existing);

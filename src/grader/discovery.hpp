@@ -1,7 +1,9 @@
 // Finding the hand-ins in the directory course scripts and Autolab leave behind:
-// ID.c, ID-kernels.c, ID/kernels.c, ID.tar, ID.tar.gz (or .tgz) with a kernels.c.
+// ID.c, ID-kernels.c, ID/ (holding kernels.c, TEAM-kernels.c or an archive), ID.tar,
+// ID.tar.gz (or .tgz) with a kernels.c or TEAM-kernels.c.
 #pragma once
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,9 +16,14 @@ struct Handin {
     std::string problem;  // why it cannot be graded (two hand-ins for one ID); empty when usable
 };
 
-// One entry per ID, sorted by ID. Entries that are not hand-ins (README, dot
-// files) are ignored. Throws std::runtime_error when `dir` cannot be read.
-std::vector<Handin> discover_handins(const std::string& dir);
+// One entry per ID, sorted by ID. Entries that are not hand-ins (README, a grader
+// output directory) are skipped with one line each on `notes`; dot files silently.
+// Throws std::runtime_error when `dir` cannot be read or holds no hand-in.
+std::vector<Handin> discover_handins(const std::string& dir, std::FILE* notes = stderr);
+
+// The one hand-in Autolab or Gradescope uploaded: a file (kernels.c, TEAM-kernels.c,
+// or an archive under any name) or a directory holding one.
+Handin single_handin(const std::string& path);
 
 // Writes the hand-in's kernels.c to `dest`. Throws HandinError with a reason the
 // student can act on: no kernels.c, two of them, a path escaping the archive.
