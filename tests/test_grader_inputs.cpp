@@ -54,6 +54,59 @@ std::string grade_policy(const std::string& dir, const std::string& text) {
 
 }  // namespace
 
+TEST_CASE("Gradescope and Autolab take the handout's handin.tar and TEAM-kernels.c, and never leave a hand-in ungraded",
+          "[grader-inputs]") {
+    const std::string dir = test::scratch_dir("grader-uploads");
+    test::write_file(dir + "/flat.toml", kFlatPolicy);
+    const std::string good = test::read_file(test::fixture_handin("good"));
+    auto gradescope = [&](const std::string& submission) {
+        fs::remove(dir + "/results.json");
+        auto r = test::run({grader_bin(), "gradescope", "--submission", submission, "--results", dir + "/results.json",
+                            "--policy", dir + "/flat.toml", "--trials", "1", "--driver-args", kQuickDriver});
+        INFO(r.out << r.err);
+        REQUIRE(r.status == 0);
+        return json::parse(test::read_file(dir + "/results.json"));
+    };
+
+    SECTION("TEAM-kernels.c where run_autograder once looked for kernels.c") {
+        test::write_file(dir + "/team/team42-kernels.c", good);
+        json results = gradescope(dir + "/team/kernels.c");
+        CHECK(results["tests"][0]["score"] == 12.3);
+        // One grade, one rounding: the score is the sum of the tests as shown.
+        CHECK(results["score"] == 24.6);
+        CHECK(results["leaderboard"][0]["value"] == 24.6);
+    }
+    SECTION("handin.tar in the submission directory") {
+        pack_handin(dir + "/tar/handin.tar", good);
+        json results = gradescope(dir + "/tar");
+        CHECK(results["score"] == 24.6);
+    }
+    SECTION("an upload without kernels.c still gets results.json: 0 points and why") {
+        test::write_file(dir + "/none/notes.txt", "forgot the file");
+        json results = gradescope(dir + "/none");
+        CHECK(results["score"] == 0.0);
+        CHECK_THAT(results["output"].get<std::string>(), Catch::Contains("unusable") && Catch::Contains("no kernels.c"));
+    }
+    SECTION("Autolab: a handin.tar stored as kernels.c is read as the archive it is") {
+        pack_handin(dir + "/sub/kernels.c", good);
+        auto r = test::run({grader_bin(), "autolab", dir + "/sub/kernels.c", "--policy", dir + "/flat.toml", "--trials", "1",
+                            "--driver-args", kQuickDriver});
+        INFO(r.out << r.err);
+        REQUIRE(r.status == 0);
+        json line = json::parse(last_line(r.out));
+        CHECK(line["scores"]["rotate"] == 12.3);
+        CHECK(line["scoreboard"][0] == 24.6);
+        CHECK_THAT(r.out, Catch::Contains("points: rotate 12.3  smooth 12.3  total 24.6"));
+    }
+    SECTION("Autolab: a missing upload is a line with 0 points, not an error") {
+        auto r = test::run({grader_bin(), "autolab", dir + "/nowhere/kernels.c"});
+        INFO(r.out << r.err);
+        REQUIRE(r.status == 0);
+        CHECK(json::parse(last_line(r.out))["scoreboard"][0] == 0.0);
+        CHECK_THAT(r.out, Catch::Contains("no hand-in at"));
+    }
+}
+
 TEST_CASE("hand-ins are never dropped without a word, nor invented from the grader's output", "[grader-inputs]") {
     const std::string dir = test::scratch_dir("grader-discovery-inputs");
     const std::string handins = dir + "/handins";

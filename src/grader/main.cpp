@@ -65,11 +65,11 @@ void finish_common(Common& c) {
 // One hand-in outside a batch (Autolab, Gradescope): its own work directory and
 // the driver's own baseline unless one is given.
 Graded grade_single(const std::string& kernels, Common& c, const std::optional<std::string>& baseline) {
-    if (!fs::is_regular_file(kernels)) throw std::runtime_error(fmt::format("no hand-in at '{}': check the path", kernels));
     const ScratchDir work("perflab-grader");
     std::set<std::string> library_names = library_symbols(c.grade.layout.driver);
     c.grade.build.library_names = &library_names;
-    return grade_handin({"submission", fs::absolute(kernels).string(), ""}, c.grade,
+    // An upload without a usable kernels.c is graded too: unusable, 0 points, the reason.
+    return grade_handin(single_handin(fs::absolute(kernels).string()), c.grade,
                         baseline ? fs::absolute(*baseline).string() : "", work.file("handin"));
 }
 
@@ -139,15 +139,15 @@ int run(int argc, char** argv) {
     std::string autolab_kernels;
     std::optional<std::string> autolab_baseline;
     auto* autolab = app.add_subcommand("autolab", "Grade one kernels.c; the last line is Autolab's score JSON");
-    autolab->add_option("KERNELS", autolab_kernels, "The hand-in")->required();
+    autolab->add_option("KERNELS", autolab_kernels, "The hand-in: kernels.c, TEAM-kernels.c or handin.tar (any name)")->required();
     autolab->add_option("--baseline", autolab_baseline, "A fixed baseline TOML")->option_text("FILE");
     add_common(*autolab, autolab_opts);
 
     Common gs_opts;
-    std::string gs_submission = "/autograder/submission/kernels.c", gs_results = "/autograder/results/results.json";
+    std::string gs_submission = "/autograder/submission", gs_results = "/autograder/results/results.json";
     std::optional<std::string> gs_baseline;
     auto* gradescope = app.add_subcommand("gradescope", "Grade a Gradescope submission into results.json");
-    gradescope->add_option("--submission", gs_submission, "The hand-in (default /autograder/submission/kernels.c)");
+    gradescope->add_option("--submission", gs_submission, "The hand-in: kernels.c, TEAM-kernels.c, handin.tar, or a directory holding one (default /autograder/submission)");
     gradescope->add_option("--results", gs_results, "Where to write (default /autograder/results/results.json)");
     gradescope->add_option("--baseline", gs_baseline, "A fixed baseline TOML")->option_text("FILE");
     add_common(*gradescope, gs_opts);
