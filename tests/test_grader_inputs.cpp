@@ -107,6 +107,37 @@ TEST_CASE("Gradescope and Autolab take the handout's handin.tar and TEAM-kernels
     }
 }
 
+TEST_CASE("a policy with a typo, a non-finite number or a falling curve is refused by name", "[grader-inputs]") {
+    const std::string dir = test::scratch_dir("grader-policy");
+    const std::string smooth = "[smooth]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\n";
+    auto refused = [&](const std::string& rotate) { return grade_policy(dir, "[rotate]\n" + rotate + smooth); };
+    CHECK_THAT(refused("max_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\nsetp = 5\n"),
+               Catch::Contains("unknown key [rotate] setp"));
+    CHECK_THAT(refused("max_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\ndim = [256]\n"),
+               Catch::Contains("unknown key [rotate] dim"));
+    CHECK_THAT(refused("max_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\n[smoth]\nstep = 5\n"),
+               Catch::Contains("unknown table [smoth]"));
+    CHECK_THAT(refused("max_points = 50\ncurve = [[1.0, 0], [3.5, nan]]\n"), Catch::Contains("finite"));
+    CHECK_THAT(refused("max_points = inf\ncurve = [[1.0, 0], [3.5, 50]]\n"), Catch::Contains("finite"));
+    CHECK_THAT(refused("max_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\nstep = nan\n"), Catch::Contains("step must be"));
+    CHECK_THAT(refused("max_points = 50\ncurve = [[1.0, 0], [2.0, 50], [3.5, 10]]\n"),
+               Catch::Contains("curve falls from 50 to 10"));
+    // The [slurm] table is the grader's and stays allowed.
+    CHECK_THAT(refused("max_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\n[slurm]\npartition = \"p\"\n"),
+               Catch::Contains("no hand-ins in"));
+
+    std::string low = refused("max_points = 50\ncurve = [[1.0, 0], [3.5, 40]]\n");
+    CHECK_THAT(low, Catch::Contains("warning: [rotate] curve tops out at 40 of max_points 50"));
+    CHECK_THAT(low, Catch::Contains("no hand-ins in"));  // a warning, not a refusal
+}
+
+TEST_CASE("a policy written for the driver keeps every curve point it was given", "[grader-inputs]") {
+    ScoringPolicy p = default_policy();
+    p.rotate.curve = {{1.0001, 0}, {1.0004, 12.345678}, {1.0009, 50}};
+    ScoringPolicy back = parse_policy(policy_to_toml(p, "round trip"), "written.toml");
+    CHECK(back.rotate.curve == p.rotate.curve);
+}
+
 TEST_CASE("hand-ins are never dropped without a word, nor invented from the grader's output", "[grader-inputs]") {
     const std::string dir = test::scratch_dir("grader-discovery-inputs");
     const std::string handins = dir + "/handins";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fmt/format.h>
 #include <stdexcept>
 #include "common/toml_file.hpp"
@@ -75,32 +76,55 @@ namespace {
 constexpr int kMaxPolicyDim = 4096;
 
 KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::string& source) {
+    // A misspelt table or key would otherwise be ignored and grade a class under a
+    // policy the instructor did not write; [slurm] belongs to the grader (its own reader).
+    for (const auto& [key, node] : root)
+        if (key != "rotate" && key != "smooth" && key != "slurm")
+            throw std::runtime_error(fmt::format("{}: unknown table [{}]: the tables are [rotate], [smooth] and [slurm]",
+                                                 source, key.str()));
     auto name = std::string(kernel_name(k));
     const toml::table* t = root[name].as_table();
     if (!t) throw std::runtime_error(fmt::format("{}: missing [{}] table", source, name));
+    for (const auto& [key, node] : *t)
+        if (key != "max_points" && key != "curve" && key != "step" && key != "dims")
+            throw std::runtime_error(fmt::format("{}: unknown key [{}] {}: the keys are max_points, curve, step and dims",
+                                                 source, name, key.str()));
     KernelPolicy p;
-    auto max_points = (*t)["max_points"].value<double>();
+    // NaN passes every comparison below and would reach results.jsonl as null points.
+    auto finite = [](std::optional<double> v) { return v && std::isfinite(*v) ? v : std::nullopt; };
+    auto max_points = finite((*t)["max_points"].value<double>());
     if (!max_points || *max_points <= 0)
-        throw std::runtime_error(fmt::format("{}: [{}] needs max_points > 0", source, name));
+        throw std::runtime_error(fmt::format("{}: [{}] needs a finite max_points > 0", source, name));
     p.max_points = *max_points;
     const toml::array* curve = (*t)["curve"].as_array();
     if (!curve || curve->empty())
         throw std::runtime_error(fmt::format("{}: [{}] needs curve = [[speedup, points], ...]", source, name));
     for (const auto& node : *curve) {
         const toml::array* pair = node.as_array();
-        auto s = pair && pair->size() == 2 ? (*pair)[0].value<double>() : std::nullopt;
-        auto pts = pair && pair->size() == 2 ? (*pair)[1].value<double>() : std::nullopt;
+        auto s = pair && pair->size() == 2 ? finite((*pair)[0].value<double>()) : std::nullopt;
+        auto pts = pair && pair->size() == 2 ? finite((*pair)[1].value<double>()) : std::nullopt;
         if (!s || !pts)
-            throw std::runtime_error(fmt::format("{}: [{}] curve entries must be [speedup, points] numbers", source, name));
+            throw std::runtime_error(
+                fmt::format("{}: [{}] curve entries must be [speedup, points] finite numbers", source, name));
         if (*pts < 0 || *pts > p.max_points)
             throw std::runtime_error(
                 fmt::format("{}: [{}] curve gives {} points, outside 0..{}", source, name, *pts, p.max_points));
         if (!p.curve.empty() && *s <= p.curve.back().first)
             throw std::runtime_error(fmt::format("{}: [{}] curve speedups must increase", source, name));
+        // A faster kernel never earns fewer points.
+        if (!p.curve.empty() && *pts < p.curve.back().second)
+            throw std::runtime_error(fmt::format("{}: [{}] curve falls from {} to {} points at speedup {}: points must not "
+                                                 "decrease as the speedup grows",
+                                                 source, name, p.curve.back().second, *pts, *s));
         p.curve.emplace_back(*s, *pts);
     }
+    if (p.curve.back().second < p.max_points)
+        std::fprintf(stderr, "%s: warning: [%s] curve tops out at %s of max_points %s, so no hand-in gets full marks: "
+                     "end the curve at max_points if that is not meant\n",
+                     source.c_str(), name.c_str(), fmt::format("{}", p.curve.back().second).c_str(),
+                     fmt::format("{}", p.max_points).c_str());
     if (const toml::node* step = t->get("step")) {
-        auto v = step->value<double>();
+        auto v = finite(step->value<double>());
         if (!v || *v < 0 || *v > p.max_points)
             throw std::runtime_error(fmt::format(
                 "{}: [{}] step must be a number of points from 0 (no steps) to max_points, e.g. step = 5", source, name));
@@ -140,7 +164,8 @@ std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comme
         const auto& p = policy.of(k);
         out += fmt::format("\n[{}]\nmax_points = {}\ncurve = [", kernel_name(k), p.max_points);
         for (std::size_t i = 0; i < p.curve.size(); ++i)
-            out += fmt::format("{}[{:.3f}, {}]", i ? ", " : "", p.curve[i].first, p.curve[i].second);
+            // Shortest round-trip: rounded, close points would collapse and the policy no longer parse.
+            out += fmt::format("{}[{}, {}]", i ? ", " : "", p.curve[i].first, p.curve[i].second);
         out += "]\n";
         if (p.step > 0) out += fmt::format("step = {}\n", p.step);
         if (!p.dims.empty()) out += fmt::format("dims = [{}]\n", fmt::join(p.dims, ", "));
