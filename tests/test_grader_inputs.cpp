@@ -54,6 +54,57 @@ std::string grade_policy(const std::string& dir, const std::string& text) {
 
 }  // namespace
 
+TEST_CASE("make grader-bundle makes a deployment that grades a hand-in from anywhere", "[grader-inputs]") {
+    auto made = test::run({"make", "-s", "-C", repo(""), "grader-bundle"});
+    INFO(made.out << made.err);
+    REQUIRE(made.status == 0);
+    // Copied away from the tree, so nothing can come from the build directory.
+    const std::string dir = test::scratch_dir("grader-bundle");
+    REQUIRE(test::sh("cp -a " + repo("build/grader-bundle/.") + " " + dir).status == 0);
+    const std::string perflab = dir + "/perflab";
+
+    auto graded = test::run({perflab + "/grader", "autolab", "--perflab", perflab, test::fixture_handin("good"), "--trials",
+                             "1", "--driver-args", kQuickDriver});
+    INFO(graded.out << graded.err);
+    REQUIRE(graded.status == 0);
+    CHECK_THAT(graded.out, Catch::Contains("status: ok"));
+
+    // The Autolab Makefile as shipped, given the handout's handin.tar rather than a kernels.c
+    // (and the course's policy.toml, which it passes on).
+    pack_handin(dir + "/handin.tar", test::read_file(test::fixture_handin("good")));
+    test::write_file(dir + "/policy.toml", kFlatPolicy);
+    auto autograde = test::run({"make", "-s", "-C", dir, "autograde", "TRIALS=1",
+                                "GRADER_ARGS=--driver-args '" + kQuickDriver + "'"});
+    INFO(autograde.out << autograde.err);
+    REQUIRE(autograde.status == 0);
+    CHECK_THAT(autograde.out, Catch::Contains("status: ok"));
+    CHECK(json::parse(last_line(autograde.out))["scores"]["rotate"] == 12.3);
+
+    // What the docs and scripts tell an instructor to copy is what the bundle holds.
+    for (const char* doc : {"docs/grader.md", "src/grader/setup.sh", "src/grader/autolab.mk.template", "README.md"})
+        for (const char* gone : {"driver-core.o", "link-driver.sh", "driver-exports"}) {
+            INFO(doc << " names " << gone);
+            CHECK(test::read_file(repo(doc)).find(gone) == std::string::npos);
+        }
+    // Every library grader and driver are linked with comes from a package setup.sh
+    // installs (apt brings what those need in turn).
+    const std::string setup = test::read_file(repo("src/grader/setup.sh"));
+    for (const char* bin : {"grader", "driver"}) {
+        const std::string path = perflab + "/" + bin;
+        auto packages = test::sh("for so in $(objdump -p " + path + " | sed -n 's/^ *NEEDED *//p'); do "
+                                 "lib=$(ldd " + path + " | sed -n \"s|^\\s*$so => \\([^ ]*\\).*|\\1|p\"); "
+                                 "f=$(readlink -f \"$lib\"); { dpkg -S \"$f\" || dpkg -S \"${f#/usr}\" || "
+                                 "echo \"no package has $so\"; } 2>/dev/null; done | cut -d: -f1 | sort -u");
+        REQUIRE(packages.status == 0);
+        std::istringstream in(packages.out);
+        for (std::string pkg; std::getline(in, pkg);) {
+            if (pkg == "libc6" || pkg == "libgcc-s1") continue;  // in every Debian image
+            INFO(bin << " needs " << pkg);
+            CHECK(setup.find(" " + pkg) != std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("Gradescope and Autolab take the handout's handin.tar and TEAM-kernels.c, and never leave a hand-in ungraded",
           "[grader-inputs]") {
     const std::string dir = test::scratch_dir("grader-uploads");

@@ -20,3 +20,19 @@ ALL_TARGETS  += $(GRADER_BIN)
 TEST_LIBS    += $(GRADER_LIB)
 TEST_PREREQS += $(GRADER_BIN) $(SOLUTIONS_HOST)
 
+
+# A deployment, flat in one directory: perflab/ holds exactly what find_layout()
+# (layout.cpp) and the build's toolkit (build.cpp) look for; beside it the Gradescope
+# entry points and the Autolab Makefile. docs/grader.md, "Deploying", says how to ship it.
+GRADER_BUNDLE       := $(B)/grader-bundle
+GRADER_BUNDLE_FILES := $(GRADER_BIN) $(DRIVER_BIN) reference-host $(HOST_RUNTIME) $(DEFS_DIR)/defs.h \
+                       mk/link-host.sh mk/host-exports mk/align-text.sh
+
+.PHONY: grader-bundle
+grader-bundle: $(GRADER_BUNDLE_FILES) src/grader/setup.sh src/grader/run_autograder src/grader/autolab.mk.template
+	rm -rf $(GRADER_BUNDLE) && mkdir -p $(GRADER_BUNDLE)/perflab
+	cp $(GRADER_BUNDLE_FILES) $(GRADER_BUNDLE)/perflab/
+	cp src/grader/setup.sh src/grader/run_autograder $(GRADER_BUNDLE)/
+	cp src/grader/autolab.mk.template $(GRADER_BUNDLE)/Makefile
+
+TEST_PREREQS += grader-bundle
