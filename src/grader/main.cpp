@@ -29,7 +29,9 @@ struct Common {
 };
 
 void add_common(CLI::App& app, Common& c) {
-    app.add_option("--perflab", c.perflab, "Directory with the driver core, defs.h and the link script (or $PERFLAB_HOME)")
+    app.add_option("--perflab", c.perflab,
+                   "Directory with driver, reference-host, host-runtime.o, defs.h and the link scripts, as "
+                   "make grader-bundle writes it (or $PERFLAB_HOME)")
         ->option_text("DIR");
     app.add_option("--policy", c.policy_file, "Speedup-to-points policy TOML (default: 50 points per kernel, 1.0 -> 3.5)")
         ->option_text("FILE");
