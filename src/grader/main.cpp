@@ -55,7 +55,10 @@ void finish_common(Common& c) {
     // Untrusted code never runs unsandboxed: no sandbox, no grading.
     if (auto why = sandbox_unavailable_reason()) throw std::runtime_error(*why);
     c.grade.layout = find_layout(c.perflab);
-    if (c.policy_file) c.grade.policy = load_policy(*c.policy_file);
+    if (c.policy_file) {
+        c.grade.policy = load_policy(*c.policy_file);
+        for (const auto& warning : c.grade.policy.warnings) std::fprintf(stderr, "%s\n", warning.c_str());
+    }
     if (c.grade.max_trials > 0 && c.grade.max_trials < c.grade.trials)
         throw std::runtime_error(fmt::format("--max-trials {} is below --trials {}: give at least as many",
                                              c.grade.max_trials, c.grade.trials));

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <fmt/format.h>
 #include <stdexcept>
 #include "common/toml_file.hpp"
@@ -68,14 +67,15 @@ KernelPolicy linear_policy(double max_points, double zero_at, double full_at) {
     return {max_points, {{zero_at, 0.0}, {full_at, max_points}}, {}};
 }
 
-ScoringPolicy default_policy() { return {linear_policy(50, 1.0, 3.5), linear_policy(50, 1.0, 3.5), "built-in default"}; }
+ScoringPolicy default_policy() { return {linear_policy(50, 1.0, 3.5), linear_policy(50, 1.0, 3.5), "built-in default", {}}; }
 
 namespace {
 
 // 4096x4096 images are 96 MiB each: beyond that a policy is more likely a typo.
 constexpr int kMaxPolicyDim = 4096;
 
-KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::string& source) {
+KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::string& source,
+                                 std::vector<std::string>& warnings) {
     // A misspelt table or key would otherwise be ignored and grade a class under a
     // policy the instructor did not write; [slurm] belongs to the grader (its own reader).
     for (const auto& [key, node] : root)
@@ -119,10 +119,9 @@ KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::s
         p.curve.emplace_back(*s, *pts);
     }
     if (p.curve.back().second < p.max_points)
-        std::fprintf(stderr, "%s: warning: [%s] curve tops out at %s of max_points %s, so no hand-in gets full marks: "
-                     "end the curve at max_points if that is not meant\n",
-                     source.c_str(), name.c_str(), fmt::format("{}", p.curve.back().second).c_str(),
-                     fmt::format("{}", p.max_points).c_str());
+        warnings.push_back(fmt::format("{}: warning: [{}] curve tops out at {} of max_points {}, so no hand-in gets full marks: end "
+                                "the curve at max_points if that is not meant",
+                                source, name, p.curve.back().second, p.max_points));
     if (const toml::node* step = t->get("step")) {
         auto v = finite(step->value<double>());
         if (!v || *v < 0 || *v > p.max_points)
@@ -150,8 +149,11 @@ KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::s
 
 ScoringPolicy parse_policy(const std::string& toml_text, const std::string& source_name) {
     toml::table root = parse_toml(toml_text, source_name);
-    return {parse_kernel_policy(root, Kernel::rotate, source_name), parse_kernel_policy(root, Kernel::smooth, source_name),
-            source_name};
+    ScoringPolicy policy;
+    policy.source = source_name;
+    policy.rotate = parse_kernel_policy(root, Kernel::rotate, source_name, policy.warnings);
+    policy.smooth = parse_kernel_policy(root, Kernel::smooth, source_name, policy.warnings);
+    return policy;
 }
 
 ScoringPolicy load_policy(const std::string& path) { return parse_policy(read_text_file(path, "policy"), path); }

@@ -36,6 +36,9 @@ struct KernelPolicy {
 struct ScoringPolicy {
     KernelPolicy rotate, smooth;
     std::string source = "built-in default";
+    // What is allowed but probably not meant (a curve that never reaches max_points),
+    // one line each: for whoever wrote the policy, not for every run that reads it.
+    std::vector<std::string> warnings;
     const KernelPolicy& of(Kernel k) const { return k == Kernel::rotate ? rotate : smooth; }
     double max_total() const { return rotate.max_points + smooth.max_points; }
 };
