@@ -210,6 +210,18 @@ TEST_CASE("--compare refuses another machine or another explicit seed, in one li
     CHECK_THROWS_WITH(load_old_report(dir + "/missing.json"), Catch::Contains("cannot read"));
 }
 
+TEST_CASE("--compare says which dimensions it could not compare, and why", "[report][compare]") {
+    json old_r = json::parse(R"({"schema": "perflab-report-1", "machine": {"cpu_model": "X", "logical_cpus": 2, "caches": []},
+        "config": {"seed": null, "k": 3}, "kernels": {"rotate": {"variants": [{"name": "v: one",
+        "dims": [{"dim": 64, "cpe": 1.0, "sample_cpes": [1.0, 1.1, 1.2]}]}]}}})");
+    json new_r = old_r;
+    new_r["kernels"]["rotate"]["variants"][0]["dims"][0]["dim"] = 128;
+    const Comparison c = compare_reports(old_r, new_r, "old.json");
+    CHECK(c.rows.empty());
+    CHECK(c.unmatched == std::vector<std::string>{"rotate: v: one at 128 (the old report has 64)"});
+    CHECK_THAT(comparison_text(c), Catch::Contains("not compared: rotate: v: one at 128 (the old report has 64)"));
+}
+
 TEST_CASE("the driver's page draws every variant, its failures and the machine, from the --json report", "[report][pages]") {
     const std::string dir = test::scratch_dir("page-driver");
     auto r = test::run({test::build_driver("tests/fixtures/kernels/broken.c"), "--dims", "32,64", "--max-samples", "3",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <sstream>
 
@@ -127,8 +128,11 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
                 c.unmatched.push_back(fmt::format("{}: {} (new)", kernel, name));
                 continue;
             }
+            std::vector<int> new_only, old_dims;
+            for (const auto& od : (*ov)["dims"]) old_dims.push_back(od.value("dim", 0));
             for (const auto& nd : nv["dims"]) {
                 const int dim = nd.value("dim", 0);
+                if (std::find(old_dims.begin(), old_dims.end(), dim) == old_dims.end()) new_only.push_back(dim);
                 for (const auto& od : (*ov)["dims"]) {
                     if (od.value("dim", 0) != dim) continue;
                     ComparisonRow row{kernel, name, dim, od.value("cpe", 0.0), nd.value("cpe", 0.0)};
@@ -147,6 +151,9 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
                     c.rows.push_back(row);
                 }
             }
+            if (!new_only.empty())
+                c.unmatched.push_back(fmt::format("{}: {} at {} (the old report has {})", kernel, name,
+                                                  fmt::join(new_only, ", "), fmt::join(old_dims, ", ")));
         }
         if (ok)
             for (const auto& ov : (*ok)["variants"]) {
