@@ -22,7 +22,9 @@ json to_json(const Record& r) {
             {"total", r.total},
             {"trials", r.trials},
             {"baseline", r.baseline},
-            {"node", r.node}};
+            {"node", r.node},
+            {"handin_sha256", r.handin_sha256},
+            {"graded_at_ns", r.graded_at_ns}};
 }
 
 Record record_from_json(const json& j) {
@@ -42,6 +44,8 @@ Record record_from_json(const json& j) {
         r.baseline = j.at("baseline").get<std::string>();
         // Records written before batches ran on several nodes have no node.
         if (j.contains("node")) r.node = j.at("node").get<std::string>();
+        if (j.contains("handin_sha256")) r.handin_sha256 = j.at("handin_sha256").get<std::string>();
+        if (j.contains("graded_at_ns")) r.graded_at_ns = j.at("graded_at_ns").get<std::int64_t>();
         return r;
     } catch (const json::exception& e) {
         throw std::runtime_error(e.what());

@@ -1,6 +1,7 @@
 // One graded hand-in: the line results.jsonl holds and every output is made from.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -18,6 +19,10 @@ struct Record {
     int trials = 0;
     std::string baseline;  // the baseline file the speedups are against ("" = measured by each run)
     std::string node;      // the host that timed it (a Slurm batch spreads over many; "" in old records)
+    // What was graded and when, so a resume can tell a changed hand-in or a record
+    // older than a --force regrade ("" and 0 in records written before them).
+    std::string handin_sha256;
+    std::int64_t graded_at_ns = 0;  // since the epoch, when the record was committed
 };
 
 nlohmann::json to_json(const Record& r);

@@ -1,7 +1,7 @@
 // results.jsonl: the batch's durable memory. Each record is one write() of a
 // whole line with O_APPEND and an fsync, so a grader killed at any instant leaves
-// at most one torn last line, which loading drops; resuming then skips every ID
-// that has a record.
+// at most one torn last line, which loading drops; resuming then keeps or
+// regrades each record (batch_resume.hpp).
 #pragma once
 
 #include <map>
@@ -21,6 +21,11 @@ public:
     explicit ResultsStore(std::string path);
 
     bool has(const std::string& id) const { return by_id_.count(id) > 0; }
+    // The latest record of `id`, or null.
+    const Record* find(const std::string& id) const {
+        auto it = by_id_.find(id);
+        return it == by_id_.end() ? nullptr : &it->second;
+    }
     // Records in ID order, the latest for each ID.
     std::vector<Record> records() const;
 
