@@ -23,6 +23,10 @@ public:
     // Throws std::runtime_error with the driver's message.
     std::string measure(const std::string& toml_path, std::size_t after_handins);
 
+    // Lists a baseline an earlier run into the same DIR measured (records still
+    // point to it) before this run's own; one that is gone is listed as missing.
+    void adopt(const std::string& toml_path, std::size_t after_handins);
+
     // Host, clock, every baseline and its drift against the first, as JSON.
     nlohmann::json report() const;
 
@@ -32,6 +36,7 @@ private:
         std::size_t after_handins = 0;
         BaselineFile baseline;
         std::string measured_on;  // the TOML's comment: CPU and clock
+        bool missing = false;     // adopted, but no longer readable
     };
     std::vector<std::string> driver_;
     std::vector<std::string> driver_args_;
