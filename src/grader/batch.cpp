@@ -1,8 +1,9 @@
 #include "batch.hpp"
 
-#include <chrono>
-
 #include <unistd.h>
+
+#include <algorithm>
+#include <tuple>
 
 #include <ctime>
 #include <filesystem>
@@ -11,20 +12,18 @@
 
 #include "common/atomic_file.hpp"
 #include "common/scratch_dir.hpp"
+#include "batch_lock.hpp"
 #include "batch_page.hpp"
+#include "batch_resume.hpp"
 #include "calibration.hpp"
 #include "gradebook.hpp"
 #include "progress.hpp"
 #include "results_store.hpp"
+#include "settings_check.hpp"
 #include "static_checks.hpp"
 
 namespace perflab::grader {
 namespace fs = std::filesystem;
-namespace {
-
-
-}  // namespace
-
 std::string summary(const Record& r) {
     return r.status == Status::ok ? fmt::format("ok, {:.1f} points", r.total) : status_id(r.status) + ": " + r.reason;
 }
@@ -39,39 +38,63 @@ void commit_graded(const std::string& out, ResultsStore& store, const Graded& g,
     // Feedback first: a record in results.jsonl promises its feedback exists.
     write_file_atomically(out + "/feedback/" + g.record.id + ".txt", g.feedback);
     write_file_atomically(out + "/feedback/" + g.record.id + ".html", feedback_page(g.record, g.report, g.feedback));
-    store.append(g.record);
+    Record r = g.record;
+    r.graded_at_ns = now_ns();
+    store.append(r);
     write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
     // The page follows the batch as it goes; it is made from OUT alone, so a resumed
     // batch rewrites it whole.
     write_batch_page(out, policy);
 }
 
+namespace {
+
+// Every baseline a record of DIR points to, whichever run measured it, so
+// batch.json lists them all after a resume: the files in DIR/baselines/ (named
+// START-AFTER.toml) in the order they were measured, then any other a record names.
+void adopt_earlier_baselines(Calibrator& calibrator, const std::string& out, const ResultsStore& store) {
+    std::vector<std::tuple<long long, std::size_t, std::string>> found;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out + "/baselines", ec)) {
+        const std::string stem = e.path().stem().string();
+        auto dash = stem.find('-');
+        if (e.path().extension() != ".toml" || dash == std::string::npos) continue;
+        try {
+            found.emplace_back(std::stoll(stem.substr(0, dash)), std::stoul(stem.substr(dash + 1)), e.path().string());
+        } catch (const std::exception&) {
+            // Not a batch baseline (a Slurm node's is slurm-JOB_TASK-NODE.toml).
+        }
+    }
+    std::sort(found.begin(), found.end());
+    for (const auto& [start, after, path] : found) calibrator.adopt(path, after);
+    for (const auto& r : store.records())
+        if (!r.baseline.empty()) calibrator.adopt(r.baseline, 0);
+}
+
+}  // namespace
+
 int run_batch(const BatchSettings& s) {
-    fs::create_directories(fs::path(s.out_dir) / "feedback");
     const std::string out = fs::absolute(s.out_dir).string();
+    const BatchLock lock(out);
+    fs::create_directories(out + "/feedback");
     std::vector<Handin> handins = discover_handins(s.handins_dir);
     ResultsStore store(out + "/results.jsonl");
-    if (s.force) {
-        std::set<std::string> ids;
-        for (const auto& h : handins) ids.insert(h.id);
-        store.forget(ids);
-    }
-    std::vector<Handin> todo;
-    for (const auto& h : handins)
-        if (!store.has(h.id)) todo.push_back(h);
-
-    Progress progress(stderr, todo.size());
-    if (handins.size() != todo.size())
-        progress.note(fmt::format("{} of {} hand-ins already graded in {} (--force regrades them)",
-                                  handins.size() - todo.size(), handins.size(), out));
-    if (todo.empty()) {
-        write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
-        write_batch_page(out, s.grade.policy);
-        return 0;
-    }
+    ResumePlan plan = plan_resume(out, handins, store, s);
+    const std::vector<Handin>& todo = plan.todo;
 
     const ScratchDir work("perflab-grader");
     const std::string& work_root = work.path();
+    // Before DIR changes: settings every hand-in would fail on stop the batch here.
+    if (!todo.empty()) check_settings(s.grade, s.fixed_baseline, work_root + "/settings-check");
+    start_resumed(out, store, plan);
+
+    Progress progress(stderr, todo.size());
+    for (const auto& note : plan.notes) progress.note(note);
+    if (todo.empty()) {
+        write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
+        write_batch_page(out, s.grade.policy);
+        return finish_batch(out, store, plan.state);
+    }
 
     GradeSettings grade = s.grade;
     Calibrator calibrator(grade.layout, work_root + "/calibration", grade.driver_args, grade.sandbox);
@@ -81,16 +104,16 @@ int run_batch(const BatchSettings& s) {
     // overwrites a baseline that earlier records point to.
     // Nanoseconds: a batch killed and resumed within one second must not write its
     // baseline over the killed run's.
-    const std::string stamp = std::to_string(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+    const std::string stamp = std::to_string(now_ns());
     std::string baseline = s.fixed_baseline ? fs::absolute(*s.fixed_baseline).string() : "";
+    if (s.recalibrate_every) adopt_earlier_baselines(calibrator, out, store);
     auto recalibrate = [&](std::size_t graded) {
         if (s.fixed_baseline) return;
         baseline = calibrator.measure(fmt::format("{}/baselines/{}-{}.toml", out, stamp, graded), graded);
         nlohmann::json report = calibrator.report();
         report["baseline"] = "batch";
         report["policy"] = grade.policy.source;
-        write_file_atomically(out + "/batch.json", report.dump(2) + "\n");
+        write_batch_json(out, report, plan.state);
         progress.note(fmt::format("baseline measured after {} hand-ins: {}", graded, baseline));
     };
 
@@ -99,7 +122,7 @@ int run_batch(const BatchSettings& s) {
         nlohmann::json report = calibrator.report();
         report["baseline"] = s.fixed_baseline ? "file" : "interleaved";
         report["policy"] = grade.policy.source;
-        write_file_atomically(out + "/batch.json", report.dump(2) + "\n");
+        write_batch_json(out, report, plan.state);
     }
     for (std::size_t i = 0; i < todo.size(); ++i) {
         if (s.recalibrate_every && i % s.recalibrate_every == 0) recalibrate(i);
@@ -107,11 +130,12 @@ int run_batch(const BatchSettings& s) {
         progress.queue(1, todo.size() - i - 1, 0);
         Graded g = grade_handin(h, grade, baseline, work_root + "/handin");
         g.record.node = host;
+        g.record.handin_sha256 = plan.digests[h.id];
         commit_graded(out, store, g, s.grade.policy);
         progress.done(h.id, summary(g.record));
     }
     progress.finish();
-    return 0;
+    return finish_batch(out, store, plan.state);
 }
 
 }  // namespace perflab::grader

@@ -22,7 +22,9 @@ struct BatchSettings {
     std::optional<std::string> fixed_baseline;  // instead of measuring one
 };
 
-// Returns the process exit status: 0 when every hand-in has a record.
+// Returns the process exit status: 0 when every hand-in has a grade, 1 when some
+// records are internal-errors. Throws std::runtime_error when another grader
+// holds DIR, DIR was graded with other settings, or the driver refuses them.
 int run_batch(const BatchSettings& settings);
 
 // What every batch (local or Slurm) does with a graded hand-in: its feedback

@@ -74,7 +74,7 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
     } catch (const std::exception& e) {
         // The grader's own tools failed, not the hand-in: say so, and grade the rest.
         r.status = Status::internal_error;
-        r.reason = std::string(e.what()) + " (not the hand-in's fault: rerun with --force once fixed)";
+        r.reason = std::string(e.what()) + " (not the hand-in's fault: run the batch again once fixed, which regrades it)";
         return {r, feedback_text(r, built.log), std::nullopt};
     }
     r.status = set.outcome.status;

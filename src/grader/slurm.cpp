@@ -14,10 +14,14 @@
 #include <thread>
 
 #include "common/atomic_file.hpp"
+#include "common/scratch_dir.hpp"
+#include "batch_lock.hpp"
+#include "batch_resume.hpp"
 #include "calibration.hpp"
 #include "gradebook.hpp"
 #include "progress.hpp"
 #include "results_store.hpp"
+#include "settings_check.hpp"
 #include "common/statistics.hpp"
 #include "common/subprocess.hpp"
 #include "common/toml_file.hpp"
@@ -327,6 +331,8 @@ private:
     json state_;
     std::unique_ptr<Progress> progress_;
     std::size_t baselines_seen_ = std::size_t(-1);
+    std::map<std::string, std::string> digests_;  // ID -> handin_sha256 when this run started
+    BatchState batch_state_;
 };
 
 int SlurmBatch::time_minutes() const {
@@ -351,6 +357,7 @@ void SlurmBatch::merge_records() {
         json j = json::parse(read_text_file(e.path().string(), "record"), nullptr, false);
         if (j.is_discarded()) continue;  // never happens with atomic writes; a foreign file stays for a human
         Graded g{record_from_json(j.at("record")), j.at("feedback").get<std::string>(), std::nullopt};
+        if (auto d = digests_.find(g.record.id); d != digests_.end()) g.record.handin_sha256 = d->second;
         if (j.contains("report") && j["report"].is_object()) g.report = j["report"];
         bool ours = handins_.count(g.record.id) > 0;
         if (ours && !store_.has(g.record.id)) {
@@ -484,7 +491,7 @@ void SlurmBatch::failed(const Submission& sub, const Task& t, const TaskEnd& end
         r.id = id;
         r.status = Status::internal_error;
         r.node = end.node;
-        r.reason = fmt::format("{}, {} time{}: not the hand-in's fault; see {}{} (rerun with --force once fixed)", what,
+        r.reason = fmt::format("{}, {} time{}: not the hand-in's fault; see {}{} (run the same command again once fixed)", what,
                                attempts, attempts == 1 ? "" : "s", log, last.empty() ? "" : " ('" + last + "')");
         std::string feedback = fmt::format("perflab grader: {}\nstatus: {}\nreason: {}\n", id, status_id(r.status), r.reason);
         commit_graded(out_, store_, {r, feedback, std::nullopt}, b_.grade.policy);
@@ -557,13 +564,15 @@ void SlurmBatch::write_batch_json() {
     for (const auto& r : store_.records())
         if (outliers.count(r.node)) suspect.push_back(r.id);
     report["graded_on_outlier_nodes"] = suspect;
-    write_file_atomically(out_ + "/batch.json", report.dump(2) + "\n");
+    grader::write_batch_json(out_, report, batch_state_);
 }
 
 int SlurmBatch::run() {
+    const BatchLock lock(out_);
     fs::create_directories(out_ + "/feedback");
     files_.create();
-    for (const auto& h : discover_handins(b_.handins_dir)) handins_[h.id] = h;
+    const std::vector<Handin> found = discover_handins(b_.handins_dir);
+    for (const auto& h : found) handins_[h.id] = h;
 
     state_ = json::parse(read_text_file_or(files_.state(), "{}"), nullptr, false);
     if (!state_.is_object()) state_ = json::object();
@@ -580,34 +589,38 @@ int SlurmBatch::run() {
                                              first_line(q.output)));
     for (const auto& t : parse_squeue(q.output)) live_jobs.insert(t.job);
 
-    if (b_.force) {
+    ResumePlan plan = plan_resume(out_, found, store_, b_);
+    digests_ = plan.digests;
+    batch_state_ = plan.state;
+    if (!plan.todo.empty()) {
+        const ScratchDir work("perflab-grader");
+        check_settings(b_.grade, b_.fixed_baseline, work.path() + "/settings-check");
+    }
+    if (b_.force && !plan.resumed_force) {
         // Old tasks would write records of the old grading after the new one.
         for (const auto& s : state_["submissions"])
             if (live_jobs.count(s["job"].get<std::string>())) cancel(s["job"].get<std::string>());
         live_jobs.clear();
-        std::set<std::string> ids;
-        for (const auto& [id, h] : handins_) ids.insert(id);
-        store_.forget(ids);
         // The old run's records and baseline summaries describe the old grading.
         fs::remove_all(files_.records_dir());
         fs::remove_all(files_.baselines_dir());
         files_.create();
         state_["submissions"] = json::array();
         state_["attempts"] = json::object();
+        save_state();
     }
+    start_resumed(out_, store_, plan);
 
     // Records tasks wrote after the last merge (the grader was killed) count.
     progress_ = std::make_unique<Progress>(stderr, 0);
     merge_records();
-    for (const auto& [id, h] : handins_)
-        if (!store_.has(id)) todo_.insert(id);
+    for (const auto& h : plan.todo)
+        if (!store_.has(h.id)) todo_.insert(h.id);
     progress_ = std::make_unique<Progress>(stderr, todo_.size());
-    if (handins_.size() != todo_.size())
-        progress_->note(fmt::format("{} of {} hand-ins already graded in {} (--force regrades them)",
-                                    handins_.size() - todo_.size(), handins_.size(), out_));
+    for (const auto& note : plan.notes) progress_->note(note);
     if (todo_.empty()) {
         write_file_atomically(out_ + "/gradebook.csv", gradebook_csv(store_.records()));
-        return 0;
+        return finish_batch(out_, store_, batch_state_);
     }
 
     // Adopt the live jobs: their hand-ins are being graded already.
@@ -654,7 +667,7 @@ int SlurmBatch::run() {
     }
     write_file_atomically(out_ + "/gradebook.csv", gradebook_csv(store_.records()));
     progress_->finish();
-    return 0;
+    return finish_batch(out_, store_, batch_state_);
 }
 
 }  // namespace
