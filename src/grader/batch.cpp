@@ -93,7 +93,7 @@ int run_batch(const BatchSettings& s) {
     if (todo.empty()) {
         write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
         write_batch_page(out, s.grade.policy);
-        return finish_batch(out, store, plan.state);
+        return finish_batch(out, store, plan);
     }
 
     GradeSettings grade = s.grade;
@@ -135,7 +135,7 @@ int run_batch(const BatchSettings& s) {
         progress.done(h.id, summary(g.record));
     }
     progress.finish();
-    return finish_batch(out, store, plan.state);
+    return finish_batch(out, store, plan);
 }
 
 }  // namespace perflab::grader

@@ -36,6 +36,7 @@ ResumePlan plan_resume(const std::string& out_dir, const std::vector<Handin>& ha
         throw std::runtime_error(fmt::format("{} was graded with other settings ({}): use --force to regrade "
                                              "everything, or another --out",
                                              out_dir, differing_settings(before.settings, plan.state.settings)));
+    plan.forced = s.force;
     if (s.force) {
         plan.state.force_started_ns = same_settings && before.force_started_ns ? before.force_started_ns : now_ns();
         plan.resumed_force = plan.state.force_started_ns == before.force_started_ns;
@@ -95,8 +96,9 @@ void start_resumed(const std::string& out_dir, ResultsStore& store, const Resume
     store.forget(plan.stale);
 }
 
-int finish_batch(const std::string& out_dir, const ResultsStore& store, BatchState state) {
-    state.force_started_ns = 0;
+int finish_batch(const std::string& out_dir, const ResultsStore& store, const ResumePlan& plan) {
+    BatchState state = plan.state;
+    if (plan.forced) state.force_started_ns = 0;
     save_batch_state(out_dir, state);
     std::vector<std::string> failed;
     for (const auto& r : store.records())

@@ -19,6 +19,7 @@ struct ResumePlan {
     std::set<std::string> stale;                 // records to drop: regraded, or their hand-in is gone
     std::vector<std::string> notes;              // what the instructor is told before grading
     BatchState state;                            // what batch.json says during this run
+    bool forced = false;                         // --force: this run finishes a forced regrade
     bool resumed_force = false;                  // --force continues a forced regrade a kill interrupted
 };
 
@@ -35,8 +36,9 @@ ResumePlan plan_resume(const std::string& out_dir, const std::vector<Handin>& ha
 // known to work: a refused run leaves DIR as it was.
 void start_resumed(const std::string& out_dir, ResultsStore& store, const ResumePlan& plan);
 
-// Records the end (a forced regrade is complete) and returns the exit status: 1,
-// with a line saying how many, when records are internal-errors.
-int finish_batch(const std::string& out_dir, const ResultsStore& store, BatchState state);
+// Records the end (a forced regrade is complete; a run without --force leaves an
+// unfinished one for the next --force) and returns the exit status: 1, with a
+// line saying how many, when records are internal-errors.
+int finish_batch(const std::string& out_dir, const ResultsStore& store, const ResumePlan& plan);
 
 }  // namespace perflab::grader

@@ -331,8 +331,7 @@ private:
     json state_;
     std::unique_ptr<Progress> progress_;
     std::size_t baselines_seen_ = std::size_t(-1);
-    std::map<std::string, std::string> digests_;  // ID -> handin_sha256 when this run started
-    BatchState batch_state_;
+    ResumePlan plan_;
 };
 
 int SlurmBatch::time_minutes() const {
@@ -357,7 +356,7 @@ void SlurmBatch::merge_records() {
         json j = json::parse(read_text_file(e.path().string(), "record"), nullptr, false);
         if (j.is_discarded()) continue;  // never happens with atomic writes; a foreign file stays for a human
         Graded g{record_from_json(j.at("record")), j.at("feedback").get<std::string>(), std::nullopt};
-        if (auto d = digests_.find(g.record.id); d != digests_.end()) g.record.handin_sha256 = d->second;
+        if (auto d = plan_.digests.find(g.record.id); d != plan_.digests.end()) g.record.handin_sha256 = d->second;
         if (j.contains("report") && j["report"].is_object()) g.report = j["report"];
         bool ours = handins_.count(g.record.id) > 0;
         if (ours && !store_.has(g.record.id)) {
@@ -564,7 +563,7 @@ void SlurmBatch::write_batch_json() {
     for (const auto& r : store_.records())
         if (outliers.count(r.node)) suspect.push_back(r.id);
     report["graded_on_outlier_nodes"] = suspect;
-    grader::write_batch_json(out_, report, batch_state_);
+    grader::write_batch_json(out_, report, plan_.state);
 }
 
 int SlurmBatch::run() {
@@ -589,9 +588,8 @@ int SlurmBatch::run() {
                                              first_line(q.output)));
     for (const auto& t : parse_squeue(q.output)) live_jobs.insert(t.job);
 
-    ResumePlan plan = plan_resume(out_, found, store_, b_);
-    digests_ = plan.digests;
-    batch_state_ = plan.state;
+    plan_ = plan_resume(out_, found, store_, b_);
+    const ResumePlan& plan = plan_;
     if (!plan.todo.empty()) {
         const ScratchDir work("perflab-grader");
         check_settings(b_.grade, b_.fixed_baseline, work.path() + "/settings-check");
@@ -607,9 +605,11 @@ int SlurmBatch::run() {
         files_.create();
         state_["submissions"] = json::array();
         state_["attempts"] = json::object();
-        save_state();
     }
     start_resumed(out_, store_, plan);
+    // A hand-in regraded (an internal-error, a changed file) gets its retries anew.
+    for (const auto& h : plan.todo) state_["attempts"].erase(h.id);
+    save_state();
 
     // Records tasks wrote after the last merge (the grader was killed) count.
     progress_ = std::make_unique<Progress>(stderr, 0);
@@ -620,7 +620,7 @@ int SlurmBatch::run() {
     for (const auto& note : plan.notes) progress_->note(note);
     if (todo_.empty()) {
         write_file_atomically(out_ + "/gradebook.csv", gradebook_csv(store_.records()));
-        return finish_batch(out_, store_, batch_state_);
+        return finish_batch(out_, store_, plan_);
     }
 
     // Adopt the live jobs: their hand-ins are being graded already.
@@ -667,7 +667,7 @@ int SlurmBatch::run() {
     }
     write_file_atomically(out_ + "/gradebook.csv", gradebook_csv(store_.records()));
     progress_->finish();
-    return finish_batch(out_, store_, batch_state_);
+    return finish_batch(out_, store_, plan_);
 }
 
 }  // namespace
