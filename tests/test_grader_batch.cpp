@@ -1,0 +1,244 @@
+// A batch's output directory stays one grading: settings that would fail every
+// hand-in stop the batch before it starts, a resume under other settings is
+// refused, changed and vanished hand-ins are noticed, two graders never share a
+// DIR, a killed --force regrade resumes, and batch.json lists every baseline.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "grader/batch_resume.hpp"
+#include "grader/results_store.hpp"
+#include "grader_outputs.hpp"
+#include "harness.hpp"
+
+namespace fs = std::filesystem;
+using namespace perflab;
+using namespace perflab::grader;
+using nlohmann::json;
+using perflab::test::kQuickDriver;
+using perflab::test::records_by_id;
+using test::repo;
+
+namespace {
+
+std::vector<std::string> grade(const std::string& dir, std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv{repo("grader"), "grade",   dir + "/handins", "--out",        dir + "/out",
+                                  "--trials",     "1",       "--driver-args",  kQuickDriver,   "--wall-timeout",
+                                  "8"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+}
+
+// DIR/handins with the fixture hand-ins named, as ID.c.
+std::string class_of(const std::string& name, const std::map<std::string, std::string>& ids) {
+    const std::string dir = test::scratch_dir(name);
+    fs::create_directories(dir + "/handins");
+    for (const auto& [id, fixture] : ids) fs::copy_file(test::fixture_handin(fixture), dir + "/handins/" + id + ".c");
+    return dir;
+}
+
+int lines_of(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
+
+std::string calibrated_baseline(const std::string& dims) {
+    auto r = test::run({repo("driver"), "--calibrate", "--dims", dims, "--max-samples", "5"});
+    REQUIRE(r.status == 0);
+    return r.out;
+}
+
+json batch_json(const std::string& dir) { return json::parse(test::read_file(dir + "/out/batch.json")); }
+
+void rewrite_records(const std::string& results, const std::function<void(json&)>& change) {
+    std::istringstream in(test::read_file(results));
+    std::string text;
+    for (std::string line; std::getline(in, line);) {
+        json j = json::parse(line);
+        change(j);
+        text += j.dump() + "\n";
+    }
+    test::write_file(results, text);
+}
+
+}  // namespace
+
+TEST_CASE("settings every hand-in would fail on stop the batch at once with one line", "[batch-integrity]") {
+    const std::string dir = class_of("batch-settings", {{"alice", "good"}});
+    SECTION("a typo in --driver-args") {
+        auto argv = grade(dir);
+        argv[argv.size() - 3] = "--dims 64,128 --max-sample 5";
+        auto r = test::run(argv);
+        INFO(r.err);
+        CHECK(r.status == 1);
+        CHECK(lines_of(r.err) == 1);
+        CHECK_THAT(r.err, Catch::Contains("max-sample") && Catch::Contains("--driver-args"));
+    }
+    SECTION("a baseline that is not there") {
+        auto r = test::run(grade(dir, {"--baseline", dir + "/nonexistent.toml"}));
+        INFO(r.err);
+        CHECK(r.status == 1);
+        CHECK(lines_of(r.err) == 1);
+        CHECK_THAT(r.err, Catch::Contains(dir + "/nonexistent.toml"));
+    }
+    SECTION("a baseline without a dimension the driver args ask for, named as the instructor's file") {
+        test::write_file(dir + "/only64.toml", calibrated_baseline("64"));
+        auto r = test::run(grade(dir, {"--baseline", dir + "/only64.toml"}));
+        INFO(r.err);
+        CHECK(r.status == 1);
+        CHECK(lines_of(r.err) == 1);
+        CHECK_THAT(r.err, Catch::Contains(dir + "/only64.toml") && Catch::Contains("128"));
+    }
+    // Refused before anything was written: no record, nothing to resume wrongly.
+    CHECK_FALSE(fs::exists(dir + "/out/results.jsonl"));
+}
+
+TEST_CASE("internal-error records are regraded on resume, and a batch ending with some exits 1", "[batch-integrity]") {
+    const std::string dir = class_of("batch-internal-error", {{"alice", "good"}});
+    fs::create_directories(dir + "/out");
+    // What a grader whose tools failed leaves behind.
+    test::write_file(dir + "/out/results.jsonl",
+                     R"({"id":"alice","status":"internal-error","reason":"the linker was missing","rotate_speedup":null,)"
+                     R"("smooth_speedup":null,"rotate_points":0,"smooth_points":0,"total":0,"trials":0,"baseline":"",)"
+                     R"("node":""})"
+                     "\n");
+    auto r = test::run(grade(dir));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.err, Catch::Contains("regrading 1 hand-in whose record is an internal-error"));
+    CHECK(records_by_id(dir + "/out/results.jsonl").at("alice")["status"] == "ok");
+
+    ResultsStore store(dir + "/out/results.jsonl");
+    Record failed = store.records().front();
+    failed.id = "bob";
+    failed.status = Status::internal_error;
+    store.append(failed);
+    ResumePlan plan;
+    plan.state = read_batch_state(dir + "/out");
+    CHECK(finish_batch(dir + "/out", store, plan) == 1);
+}
+
+TEST_CASE("a resume with other settings is refused; --force regrades under the new ones", "[batch-integrity]") {
+    const std::string dir = class_of("batch-settings-change", {{"alice", "good"}});
+    REQUIRE(test::run(grade(dir)).status == 0);
+    const json first = batch_json(dir);
+    CHECK(first["settings_sha256"].get<std::string>().size() == 64);
+    CHECK(records_by_id(dir + "/out/results.jsonl").at("alice")["handin_sha256"].get<std::string>().size() == 64);
+
+    fs::copy_file(test::fixture_handin("good"), dir + "/handins/carol.c");
+    test::write_file(dir + "/generous.toml", "[rotate]\nmax_points = 100\ncurve = [[0, 100], [2, 100]]\n"
+                                             "[smooth]\nmax_points = 100\ncurve = [[0, 100], [2, 100]]\n");
+    auto refused = test::run(grade(dir, {"--policy", dir + "/generous.toml"}));
+    INFO(refused.err);
+    CHECK(refused.status == 1);
+    CHECK(lines_of(refused.err) == 1);
+    CHECK_THAT(refused.err, Catch::Contains("was graded with other settings (policy)") && Catch::Contains("--force"));
+    CHECK(records_by_id(dir + "/out/results.jsonl").count("carol") == 0);
+
+    auto forced = test::run(grade(dir, {"--policy", dir + "/generous.toml", "--force"}));
+    INFO(forced.err);
+    REQUIRE(forced.status == 0);
+    auto records = records_by_id(dir + "/out/results.jsonl");
+    CHECK(records.at("alice")["total"] == records.at("carol")["total"]);
+    CHECK(batch_json(dir)["settings_sha256"] != first["settings_sha256"]);
+    CHECK_FALSE(batch_json(dir).contains("force_started_ns"));  // finished
+}
+
+TEST_CASE("a hand-in changed since graded is regraded, one gone is dropped, old records are kept",
+          "[batch-integrity]") {
+    const std::string dir = class_of("batch-changed", {{"alice", "good"}, {"bob", "good"}, {"dave", "wrong"}});
+    REQUIRE(test::run(grade(dir)).status == 0);
+    // dave's record as a grader before hand-in digests wrote it: kept, not regraded.
+    rewrite_records(dir + "/out/results.jsonl", [](json& j) {
+        if (j["id"] != "dave") return;
+        j.erase("handin_sha256");
+        j.erase("graded_at_ns");
+    });
+    fs::copy_file(test::fixture_handin("wrong"), dir + "/handins/bob.c", fs::copy_options::overwrite_existing);
+    fs::remove(dir + "/handins/alice.c");
+
+    auto r = test::run(grade(dir));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.err, Catch::Contains("regrading 1 hand-in changed since graded: bob"));
+    CHECK_THAT(r.err, Catch::Contains("dropping 1 record whose hand-in is no longer in the hand-ins directory: alice"));
+    CHECK_THAT(r.err, Catch::Contains("1 of 2 hand-ins already graded"));
+    auto records = records_by_id(dir + "/out/results.jsonl");
+    CHECK(records.at("bob")["status"] == "wrong-result");
+    // Kept as it was: still without a digest or a time (rewritten with them empty).
+    CHECK(records.at("dave").value("handin_sha256", "") == "");
+    CHECK(records.at("dave").value("graded_at_ns", 0) == 0);
+    CHECK(records.count("alice") == 0);
+    CHECK(test::gradebook_statuses(test::read_file(dir + "/out/gradebook.csv")) ==
+          std::map<std::string, std::string>{{"bob", "wrong-result"}, {"dave", "wrong-result"}});
+}
+
+TEST_CASE("a second grader on the same DIR refuses at once, naming the first one's PID", "[batch-integrity]") {
+    const std::string dir = class_of("batch-lock", {{"alice", "good"}});
+    fs::create_directories(dir + "/out");
+    // This test process stands in for a grader in the middle of the batch.
+    int fd = open((dir + "/out/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(flock(fd, LOCK_EX | LOCK_NB) == 0);
+    const std::string me = std::to_string(getpid()) + "\n";
+    REQUIRE(write(fd, me.data(), me.size()) == ssize_t(me.size()));
+    auto refused = test::run(grade(dir));
+    close(fd);
+    INFO(refused.err);
+    CHECK(refused.status == 1);
+    CHECK(lines_of(refused.err) == 1);
+    CHECK_THAT(refused.err, Catch::Contains("PID " + std::to_string(getpid())));
+    CHECK_FALSE(fs::exists(dir + "/out/results.jsonl"));
+    // The lock goes with its holder.
+    CHECK(test::run(grade(dir)).status == 0);
+}
+
+TEST_CASE("the same --force command after a kill resumes the forced regrade", "[batch-integrity]") {
+    const std::string dir = class_of("batch-force-resume", {{"alice", "good"}, {"bob", "good"}});
+    REQUIRE(test::run(grade(dir)).status == 0);
+    // A forced run killed after it regraded bob: its start is in batch.json,
+    // alice's record predates it and bob's does not.
+    json state = batch_json(dir);
+    state["force_started_ns"] = 1000;
+    test::write_file(dir + "/out/batch.json", state.dump(2));
+    rewrite_records(dir + "/out/results.jsonl", [](json& j) {
+        if (j["id"] == "alice") j["graded_at_ns"] = 999;
+    });
+    const json bob_before = records_by_id(dir + "/out/results.jsonl").at("bob");
+
+    auto r = test::run(grade(dir, {"--force"}));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.err, Catch::Contains("resuming the --force regrade"));
+    auto records = records_by_id(dir + "/out/results.jsonl");
+    CHECK(records.at("bob") == bob_before);
+    CHECK(records.at("alice")["graded_at_ns"].get<std::int64_t>() > 1000);
+    CHECK_FALSE(batch_json(dir).contains("force_started_ns"));
+
+    // A new --force, once the last one finished, regrades everything again.
+    auto again = test::run(grade(dir, {"--force"}));
+    REQUIRE(again.status == 0);
+    CHECK(records_by_id(dir + "/out/results.jsonl").at("bob") != bob_before);
+}
+
+TEST_CASE("after a resume with --recalibrate-every, batch.json lists every record's baseline", "[batch-integrity]") {
+    const std::string dir = class_of("batch-baselines", {{"alice", "good"}});
+    REQUIRE(test::run(grade(dir, {"--recalibrate-every", "1"})).status == 0);
+    fs::copy_file(test::fixture_handin("good"), dir + "/handins/bob.c");
+    auto r = test::run(grade(dir, {"--recalibrate-every", "1"}));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json batch = batch_json(dir);
+    std::set<std::string> listed;
+    for (const auto& b : batch["baselines"]) listed.insert(b["file"].get<std::string>());
+    auto records = records_by_id(dir + "/out/results.jsonl");
+    CHECK(records.at("alice")["baseline"] != records.at("bob")["baseline"]);
+    for (const auto& [id, record] : records) CHECK(listed.count(record["baseline"].get<std::string>()) == 1);
+}
