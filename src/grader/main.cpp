@@ -88,7 +88,8 @@ int run(int argc, char** argv) {
     grade->add_option("HANDINS", batch.handins_dir, "Directory of ID.c, ID-kernels.c, ID/kernels.c, ID.tar(.gz)")
         ->required();
     grade->add_option("--out", batch.out_dir, "Output directory")->required()->option_text("DIR");
-    grade->add_flag("--force", batch.force, "Regrade hand-ins that already have a record");
+    grade->add_flag("--force", batch.force,
+                    "Regrade every hand-in, also under other settings (run again after a kill, it resumes)");
     grade->add_option("--recalibrate-every", batch.recalibrate_every,
                       "Score against one batch baseline, measured again every M hand-ins (default: each hand-in's "
                       "run times the oracle in turns with its kernels)")
