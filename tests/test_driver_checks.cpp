@@ -135,14 +135,27 @@ TEST_CASE("a kernels file full of the classic driver's names still links", "[dri
     CHECK(sh("nm " + repo("build/tests/drivers/colliding/kernel-host") + " | grep -c ' oracle_rotate$'").out == "1\n");
 }
 
-TEST_CASE("a kernels file that closes the host's image socket is told so in one line", "[driver][checks]") {
+TEST_CASE("a kernels file that closes the host's image socket fails its variants, and the run reports them",
+          "[driver][checks]") {
     std::string exe = build_driver("tests/fixtures/kernels/closes_socket.c");
-    auto r = run({exe, "--dims", "32", "--max-samples", "2"});
-    INFO(r.err);
-    CHECK(r.status != 0);
-    CHECK_THAT(r.err, Catch::Contains("closed the socket they come through") &&
-                          Catch::Contains("kernels.c must not close descriptors it did not open"));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    std::string dir = scratch_dir("closes_socket");
+    auto r = run({exe, "--dims", "32", "--max-samples", "2", "--json", dir + "/r.json"});
+    INFO(r.out << r.err);
+    // The kernels file's failure, not the driver's: every variant is reported, and
+    // the run's report is written.
+    CHECK(r.status == 0);
+    const json report = json::parse(read_file(dir + "/r.json"));
+    int failed = 0;
+    for (const char* kernel : {"rotate", "smooth"})
+        for (const auto& v : report["kernels"][kernel]["variants"]) {
+            CHECK(v["failure"]["kind"] == "crashed");
+            CHECK_THAT(v["error"].get<std::string>(), Catch::Contains("closed the socket they come through") &&
+                                                          Catch::Contains("kernels.c must not close descriptors"));
+            ++failed;
+        }
+    CHECK(failed >= 2);
+    CHECK(lines_starting_with(r.out, "ERROR: Dimension=96, the kernel host could not take 96x96 images").size() ==
+          std::size_t(failed));
 }
 
 TEST_CASE("a kernel that rewrites the host's report of a call is refused, and the next variant still runs",

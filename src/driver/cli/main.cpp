@@ -64,6 +64,7 @@ std::pair<HostLaunch, HostLaunch> host_launches(const Options& opt) {
     student.executable = opt.host.value_or(exe_dir() + "/kernel-host");
     reference.executable = opt.reference_host.value_or(exe_dir() + "/reference-host");
     student.start_seconds = opt.timeout_seconds;
+    student.untrusted = true;
     student.stdout_to_stderr = opt.autograder || (opt.json_path && *opt.json_path == "-");
     for (HostLaunch* l : {&student, &reference}) {
         if (access(l->executable.c_str(), X_OK) != 0)

@@ -351,13 +351,16 @@ void KernelHost::layout(int dim) {
     if (dead) alive_ = false;
     const Wait w = sent ? command(launch_.start_seconds) : dead ? Wait::died : Wait::replied;
     if (!sent || w != Wait::replied || control_->status != 0) {
+        const bool host_at_fault = !sent || w != Wait::replied;  // else its mmap failed: memory, not kernels.c
         const std::string why =
             !sent && !dead ? "closed the socket they come through: kernels.c must not close descriptors it did not open"
             : w == Wait::died      ? death_outcome().describe() + ": see what kernels.c's threads or handlers do"
             : w == Wait::timed_out ? std::string("stopped answering: see what kernels.c's threads or handlers do")
                                    : std::string("could not map them: use smaller --dims");
         kill_host();
-        throw HostError(fmt::format("the kernel host could not take {0}x{0} images: it {1}", dim, why));
+        const std::string what = fmt::format("the kernel host could not take {0}x{0} images: it {1}", dim, why);
+        if (launch_.untrusted && host_at_fault) throw HostDied(what, w == Wait::timed_out);
+        throw HostError(what);
     }
     dim_ = dim;
     auto place = [&](std::uint64_t reported_region, std::uint8_t* local) {

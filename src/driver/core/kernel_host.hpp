@@ -41,6 +41,14 @@ struct HostStartError : HostError {
     bool timed_out;
 };
 
+// A host running a kernels file died or stopped answering outside a call, while
+// taking its images: the kernels file's failure (its threads or signal handlers),
+// which the runner reports as the variant's, not the driver's.
+struct HostDied : HostError {
+    HostDied(const std::string& what, bool timed_out) : HostError(what), timed_out(timed_out) {}
+    bool timed_out;
+};
+
 struct HostLaunch {
     std::string executable;
     // Runs the host confined (the grader's way): the sandbox's files and limits; the
@@ -50,6 +58,8 @@ struct HostLaunch {
     // What kernels.c prints goes to stderr: this process's stdout is a report (the
     // JSON of --json -, the bestscores line of -g) that no kernel may add to.
     bool stdout_to_stderr = false;
+    // It runs a kernels file: its failures outside a call are HostDied, not HostError.
+    bool untrusted = false;
 };
 
 struct HostText {

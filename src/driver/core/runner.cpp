@@ -119,6 +119,25 @@ KernelHost& Runner::host_for(const Variant& v) {
 
 VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, const std::vector<double>& fixed_baseline,
                                       bool check, bool against_oracle) {
+    // A kernels file's host that dies taking its images fails this variant (the
+    // host is started again for the next); the results so far stay.
+    int dim = kOddDim;
+    try {
+        return measure_dims(kp, v, fixed_baseline, check, against_oracle, dim);
+    } catch (const HostDied& e) {
+        VariantResult vr;
+        vr.name = v.description;
+        vr.correct = false;
+        vr.failure.emplace();
+        vr.failure->kind = e.timed_out ? CheckFailure::Kind::timed_out : CheckFailure::Kind::crashed;
+        vr.failure->dim = dim;
+        vr.failure->detail = e.what();
+        return vr;
+    }
+}
+
+VariantResult Runner::measure_dims(const KernelPlan& kp, const Variant& v, const std::vector<double>& fixed_baseline,
+                                   bool check, bool against_oracle, int& dim) {
     VariantResult vr;
     vr.name = v.description;
     auto fail = [&](CheckFailure f) {
@@ -132,7 +151,7 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
         if (auto f = check_variant(host_for(v), v.host_function(), kOddDim, tools_.inputs, timeout)) return fail(*f);
     std::vector<double> speedups;
     for (std::size_t i = 0; i < kp.dims.size(); ++i) {
-        const int dim = kp.dims[i];
+        dim = kp.dims[i];
         if (check)
             if (auto f = check_variant(host_for(v), v.host_function(), dim, tools_.inputs, timeout)) return fail(*f);
         Series variant(*this, v, dim, check ? std::optional(kp.kernel) : std::nullopt);

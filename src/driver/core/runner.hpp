@@ -67,6 +67,9 @@ private:
     // oracle, whose CPEs become this variant's baseline.
     VariantResult measure_variant(const KernelPlan& kp, const Variant& v, const std::vector<double>& fixed_baseline,
                                   bool check, bool against_oracle);
+    // measure_variant's work; `dim` says which dimension it was at when it stopped.
+    VariantResult measure_dims(const KernelPlan& kp, const Variant& v, const std::vector<double>& fixed_baseline,
+                               bool check, bool against_oracle, int& dim);
     class EmptyCalls;
     KernelHost& host_for(const Variant& v);
 
