@@ -312,3 +312,17 @@ TEST_CASE("registrations past the host's limit are told, and no kernel is said t
     CHECK(r.out.find("no smooth variant registered") == std::string::npos);
     CHECK(lines_starting_with(r.out, "Smooth: Version = smooth() function (graded; not registered):").size() == 1);
 }
+
+TEST_CASE("--check-options checks what a run would read, and times nothing", "[driver][cli]") {
+    std::string dir = scratch_dir("cli-check-options");
+    auto ok = run({fast_driver(), "--check-options", "--dims", "64,128"});
+    CHECK(ok.status == 0);
+    CHECK(lines_starting_with(ok.out, "Rotate: Version").empty());
+    // A baseline that lacks a dimension the run asks for fails here, as the run would.
+    auto calibrated = run({fast_driver(), "--calibrate", "--dims", "64", "--max-samples", "3"});
+    REQUIRE(calibrated.status == 0);
+    write_file(dir + "/only64.toml", calibrated.out);
+    auto bad = run({fast_driver(), "--check-options", "--dims", "64,128", "--baseline", dir + "/only64.toml"});
+    CHECK(bad.status == 1);
+    CHECK_THAT(bad.err, Catch::Contains("no rotate CPE for dimension 128"));
+}

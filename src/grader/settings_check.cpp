@@ -11,14 +11,6 @@
 
 namespace perflab::grader {
 
-namespace {
-// No kernels file registers a variant by this name, so the driver stops with its
-// "no registered variant" error right after it has parsed the options, read the
-// baseline and the policy and matched the baseline to the dimensions: every check
-// a hand-in's run would fail on, and no timing.
-constexpr const char* kNoSuchVariant = "perflab-grader-settings-check";
-}  // namespace
-
 void check_settings(const GradeSettings& grade, const std::optional<std::string>& fixed_baseline,
                     const std::string& work_dir) {
     std::filesystem::create_directories(work_dir);
@@ -26,11 +18,14 @@ void check_settings(const GradeSettings& grade, const std::optional<std::string>
     const std::string policy = work_dir + "/policy.toml";
     write_file_atomically(policy, policy_to_toml(grade.policy, "The grader's policy (" + grade.policy.source + ")."));
     std::vector<std::string> argv = driver_command(grade.layout, host);
-    argv.insert(argv.end(), {"-g", "-t", "--policy", policy, "--variant", kNoSuchVariant});
+    // --check-options stops once the options, the baseline and the policy are read and
+    // the baseline matched to the dimensions: every check a hand-in's run would fail
+    // on, and no timing.
+    argv.insert(argv.end(), {"-g", "-t", "--policy", policy, "--check-options"});
     if (fixed_baseline) argv.insert(argv.end(), {"--baseline", std::filesystem::absolute(*fixed_baseline).string()});
     argv.insert(argv.end(), grade.driver_args.begin(), grade.driver_args.end());
     Finished f = spawn(command(argv, grade.sandbox.wall_seconds));
-    if (f.output.find(fmt::format("no registered variant is called '{}'", kNoSuchVariant)) != std::string::npos) return;
+    if (f.exited_ok()) return;
     std::string said = f.output.substr(0, f.output.find('\n'));
     if (said.empty()) said = "it " + f.describe();
     throw std::runtime_error(fmt::format("the driver refuses the grading settings before any hand-in is graded ({}): "

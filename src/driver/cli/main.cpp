@@ -317,6 +317,7 @@ int run_driver(int argc, char** argv) {
     if (!parsed.options) return parsed.exit_code;
     Session s{*parsed.options, argv[0]};
     if (auto status = prepare(s)) return *status;
+    if (s.opt.check_options) return 0;
     if (s.opt.calibrate) return calibrate_mode(s);
     if (s.opt.explain) return explain_mode(s);
     return run_mode(s);

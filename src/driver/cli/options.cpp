@@ -93,6 +93,8 @@ ParseOutcome parse_options(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1.0));
     auto* baseline_opt = app.add_option("--baseline", o.baseline_file, "Fixed baseline CPEs from a TOML file (see --calibrate)")
         ->option_text("FILE");
+    app.add_flag("--check-options", o.check_options,
+                 "Check the options, the baseline and the policy and start the kernel host, then exit 0 without timing");
     app.add_flag("--calibrate", o.calibrate, "Measure the naive oracle and print a baseline TOML file")
         ->excludes(compare_opt);
     auto* policy_opt =

@@ -44,6 +44,7 @@ struct Options {
     KBestConfig kbest;
     std::optional<std::string> baseline_file;
     bool calibrate = false;
+    bool check_options = false;  // stop once the options, baseline and policy are read and the host has started
     std::optional<std::string> policy_file;
     bool verbose = false;
     bool speed_of_light = false;
