@@ -127,6 +127,21 @@ bool behaves_alike(const CacheFigures& a, const CacheFigures& b, std::optional<d
     return close(*ratio, 1.0, 0.05);  // timing alone: demand more
 }
 
+// Equal totals are not the same loop: a loop interchange, or any correct rotate at
+// a size that fits L1, has the same instruction and miss counts but walks memory
+// another way. Only the same steps and tile make it the same loop; without a trace
+// on either side the totals are all there is.
+bool same_walk(const std::optional<AccessPattern>& a, const std::optional<AccessPattern>& b) {
+    return !a || !b ||
+           (a->store.step == b->store.step && a->load.step == b->load.step && a->tile.rows == b->tile.rows &&
+            a->tile.cols == b->tile.cols);
+}
+
+const std::optional<AccessPattern>& pattern_of(const KernelEvidence& e, std::size_t i) {
+    static const std::optional<AccessPattern> none;
+    return i < e.patterns.size() ? e.patterns[i] : none;
+}
+
 bool named_naive(const VariantResult& v) { return lower(short_name(v.name)).find("naive") != std::string::npos; }
 
 // A variant by its function's name in the binary; the full description where the
@@ -199,11 +214,15 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
     std::optional<std::size_t> alike;
     for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i)
         if (i != *gi && e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, i)) alike = i;
+    const auto walks_alike = [&](std::size_t i) { return same_walk(pattern_of(e, *gi), pattern_of(e, i)); };
     for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i)
-        if (i != *gi && e.result.variants[i].correct && same_code(e.figures[*gi], e.figures[i])) alike = i;
+        if (i != *gi && e.result.variants[i].correct && same_code(e.figures[*gi], e.figures[i]) && walks_alike(i))
+            alike = i;
     for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i) {
         const auto& v = e.result.variants[i];
-        if (i != *gi && v.correct && behaves_alike(e.figures[*gi], e.figures[i], time_ratio(g, &v, dim))) alike = i;
+        if (i != *gi && v.correct && behaves_alike(e.figures[*gi], e.figures[i], time_ratio(g, &v, dim)) &&
+            walks_alike(i))
+            alike = i;
     }
     if (alike) {
         ev.emplace_back("behaves like", fn_name(e, *alike));
@@ -236,7 +255,8 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
         std::optional<std::size_t> naive_run;
         for (std::size_t i = 0; i < e.result.variants.size(); ++i) {
             if (i == *gi || !is_naive_function(e, i)) continue;
-            if (same_code(e.figures[*gi], e.figures[i]) || (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, i)))
+            if ((same_code(e.figures[*gi], e.figures[i]) && walks_alike(i)) ||
+                (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, i)))
                 naive_run = i;
         }
         std::optional<std::size_t> better;
@@ -329,14 +349,9 @@ std::vector<std::size_t> equals_naive(const KernelEvidence& e, const std::vector
         if (have_code ? !same_code(a, b)
                       : !behaves_alike(a, b, ratio))
             continue;
-        // Equal totals are not the same loop: a loop interchange has naive's
-        // instruction and miss counts but walks memory the other way. Only the
-        // same steps in the same order make it naive's loop.
-        const auto& mine = i < e.patterns.size() ? e.patterns[i] : std::nullopt;
+        const auto& mine = pattern_of(e, i);
         const auto& theirs = e.naive.pattern;
-        if (mine && theirs && (mine->store.step != theirs->store.step || mine->load.step != theirs->load.step ||
-                               mine->tile.rows != theirs->tile.rows || mine->tile.cols != theirs->tile.cols))
-            continue;
+        if (!same_walk(mine, theirs)) continue;
         same.push_back(i);
         Finding f = make("variant-equals-naive", Severity::problem, e.kernel, v.name,
                          fmt::format("{} executes the naive {}'s loop: same instructions, misses{}", fn_name(e, i),
