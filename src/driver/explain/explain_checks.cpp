@@ -162,26 +162,54 @@ bool converged_at(const VariantResult& v, int dim) {
     return d && d->converged;
 }
 
-bool intervals_overlap(const VariantResult& a, const VariantResult& b, int dim) {
-    const DimResult* da = at_dim(a, dim);
-    const DimResult* db = at_dim(b, dim);
-    return da && db && speedup_intervals_overlap(*da, *db);
+// One side of a speedup comparison: its mean speedup and, where it was timed in
+// rounds with the oracle, its figure at the comparison dimension (its 95% interval).
+struct Timed {
+    std::string name;
+    double speedup = 0;
+    const DimResult* at = nullptr;
+    bool converged = true;
+};
+
+Timed timed(const KernelEvidence& e, const VariantResult& v) {
+    return {short_name(v.name), v.mean_speedup, at_dim(v, e.dim), converged_at(v, e.dim)};
 }
+
+// A reference's speedup is a point (low == high): nothing of its own to show.
+bool has_interval(const Timed& t) { return t.at && t.at->speedup_high > t.at->speedup_low; }
+
+struct Gap : SpeedupGap {
+    bool overlap = false;  // resolved by the band, but the two 95% intervals overlap: unresolved
+};
 
 // How `a`'s speedup compares with `b`'s at the comparison dimension, against the
 // run's noise band and, where they overlap, each speedup's own 95% interval: then
 // the run cannot say which is faster, whatever the oracle's spread allows.
-SpeedupGap speedup_gap(const KernelEvidence& e, const VariantResult& a, const VariantResult& b) {
-    SpeedupGap c = compare_speedups(a.mean_speedup, b.mean_speedup, e.noise,
-                                    converged_at(a, e.dim) && converged_at(b, e.dim));
-    if (c.resolved && intervals_overlap(a, b, e.dim)) c.resolved = false;
+Gap speedup_gap(const KernelEvidence& e, const Timed& a, const Timed& b) {
+    Gap c{compare_speedups(a.speedup, b.speedup, e.noise, a.converged && b.converged)};
+    if (c.resolved && a.at && b.at && speedup_intervals_overlap(*a.at, *b.at)) c.resolved = false, c.overlap = true;
     return c;
 }
 
-void add_noise(Evidence& ev, const SpeedupGap& c) {
+Gap speedup_gap(const KernelEvidence& e, const VariantResult& a, const VariantResult& b) {
+    return speedup_gap(e, timed(e, a), timed(e, b));
+}
+
+// Both sides' intervals beside the band, so that "resolved: no" shows its reason.
+void add_noise(Evidence& ev, const Gap& c, const Timed& a, const Timed& b) {
     ev.emplace_back("ratio", c.ratio);
     ev.emplace_back("noise band (+/-)", c.tolerance);
-    ev.emplace_back("resolved", c.resolved ? "yes" : "no: within this run's noise");
+    for (const Timed* t : {&a, &b})
+        if (has_interval(*t))
+            ev.emplace_back(t->name + " 95% interval", fmt::format("{:.2f}-{:.2f}", t->at->speedup_low, t->at->speedup_high));
+    ev.emplace_back("resolved", c.resolved  ? "yes"
+                                : c.overlap ? "no: the 95% intervals overlap"
+                                            : "no: within this run's noise band");
+}
+
+void add_noise(Evidence& ev, const Gap& c, const KernelEvidence& e, const VariantResult& a,
+               const VariantResult& b) {
+    add_noise(ev, c, timed(e, a), timed(e, b));
 }
 
 void add_figures(Evidence& ev, const std::string& who, const CacheFigures& f) {
@@ -282,23 +310,24 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
             return alike;
         }
     }
-    // The fastest other variant, among those the grader could be pointed at.
+    // The fastest other registered variant, among those the grader could be pointed
+    // at; an unregistered one is unregistered-candidate's to compare, said once.
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < e.result.variants.size(); ++i)
-        if (i != *gi && e.result.variants[i].complete() && !is_naive_function(e, i) &&
+        if (i != *gi && e.registered(i) && e.result.variants[i].complete() && !is_naive_function(e, i) &&
             (!best || e.result.variants[i].mean_speedup > e.result.variants[*best].mean_speedup))
             best = i;
     const bool runs_best = best && (alike == best || (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, *best)));
     if (best && !runs_best && e.result.variants[*best].mean_speedup > g.mean_speedup) {
         const auto& b = e.result.variants[*best];
-        const SpeedupGap c = speedup_gap(e, b, g);
+        const Gap c = speedup_gap(e, b, g);
         if (c.resolved) {
             Finding f = make("graded-function", Severity::problem, e.kernel, g.name,
                              fmt::format("the grader times {}, but {} is faster", fn, fn_name(e, *best)));
             f.evidence = ev;
             f.evidence.emplace_back("faster variant", b.name);
             f.evidence.emplace_back("faster speedup", b.mean_speedup);
-            add_noise(f.evidence, c);
+            add_noise(f.evidence, c, e, b, g);
             f.meaning = fmt::format("{} runs {}; the score comes from it, not from the fastest of your functions, and the "
                                     "difference is larger than this run's noise.",
                                     fn, runs);
@@ -312,13 +341,9 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
         f.evidence = ev;
         f.evidence.emplace_back("other variant", b.name);
         f.evidence.emplace_back("other speedup", b.mean_speedup);
-        for (const auto* v : {&g, &b})
-            if (const DimResult* d = at_dim(*v, dim); d && d->speedup_high > 0)
-                f.evidence.emplace_back(short_name(v->name) + " 95% interval",
-                                        fmt::format("{:.2f}-{:.2f}", d->speedup_low, d->speedup_high));
         f.evidence.emplace_back("oracle CPE spread in this run", e.noise.spread);
         f.evidence.emplace_back("oracle CPEs compared", double(e.noise.samples));
-        add_noise(f.evidence, c);
+        add_noise(f.evidence, c, e, b, g);
         f.meaning = "the same oracle, timed in turns with each function of this run, varied by this much: a gap "
                     "inside that band could be the machine, not the code. Nothing says which of the two is faster.";
         f.advice = "measure again before changing which function rotate()/smooth() calls: ./driver --explain "
@@ -723,8 +748,14 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
         for (const auto& t : e.tile_sweep)
             if (t.cpe > 0 && *e.naive.cpe / t.cpe > best_tile) best_tile = *e.naive.cpe / t.cpe, best_edge = t.tile;
     const double ceiling = std::max(ref, best_tile);
-    const SpeedupGap c = compare_speedups(g.mean_speedup, ceiling, e.noise,
-                                          converged_at(g, e.dim) && e.reference->converged);
+    // The references are timed alone, without rounds: their speedup is a point, and
+    // the graded one's interval holding it leaves the gap unresolved.
+    DimResult point;
+    point.speedup = point.speedup_low = point.speedup_high = ceiling;
+    const Timed graded = timed(e, g);
+    const Timed top{best_tile > ref ? fmt::format("reference tile {}", best_edge) : e.reference->name, ceiling, &point,
+                    e.reference->converged};
+    const Gap c = speedup_gap(e, graded, top);
     Finding f = make("at-ceiling", Severity::info, e.kernel, g.name, "");
     f.evidence = {{"dim", double(e.dim)},
                   {"graded speedup", g.mean_speedup},
@@ -734,14 +765,16 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
         f.evidence.emplace_back("best swept reference tile", double(best_edge));
         f.evidence.emplace_back("best swept reference speedup", best_tile);
     }
-    f.evidence.emplace_back("graded / ceiling", c.ratio);
-    f.evidence.emplace_back("noise band (+/-)", c.tolerance);
+    add_noise(f.evidence, c, graded, top);
     const std::string fn = fmt::format("{}()", kernel_name(e.kernel));
     if (!c.resolved && c.ratio < 1) {
-        f.title = fmt::format("{} reaches {:.2f}, the reference {:.2f}: this run is too noisy (+/-{:.0f}%) to tell "
-                              "whether that is the ceiling",
-                              fn, g.mean_speedup, ceiling, 100 * c.tolerance);
-        f.meaning = "the gap is inside the spread of the same oracle's timings in this run.";
+        f.title = fmt::format("{} reaches {:.2f}, the reference {:.2f}: this run is too noisy to tell whether that "
+                              "is the ceiling",
+                              fn, g.mean_speedup, ceiling);
+        f.meaning = c.overlap ? fmt::format("{}'s own 95% interval holds the reference's speedup.", fn)
+                              : fmt::format("the gap is inside the spread of the same oracle's timings in this run "
+                                            "(+/-{:.0f}%).",
+                                            100 * c.tolerance);
         f.advice = "rerun on a quiet machine with a larger --max-samples to see how far below the reference it is.";
     } else if (c.ratio >= 1 && c.resolved) {
         f.title = fmt::format("{} reaches {:.2f}, beyond the {:.2f} that scalar reference code reaches here", fn,
@@ -813,10 +846,10 @@ void unregistered(const KernelEvidence& e, std::optional<std::string> why_uncall
             advice = fmt::format("fix {} before registering it; failing-dims says where it fails.", u.name);
         } else if (v.complete() && gi && e.result.variants[*gi].complete()) {
             const VariantResult& g = e.result.variants[*gi];
-            const SpeedupGap c = speedup_gap(e, v, g);
+            const Gap c = speedup_gap(e, v, g);
             ev.emplace_back("speedup", v.mean_speedup);
             ev.emplace_back(fn + " speedup", g.mean_speedup);
-            add_noise(ev, c);
+            add_noise(ev, c, e, v, g);
             if (c.resolved && v.mean_speedup > g.mean_speedup) {
                 title += fmt::format(", and it is faster ({:.2f} against {:.2f})", v.mean_speedup, g.mean_speedup);
                 advice = fmt::format("register {} and make {} call it.", u.name, fn);
