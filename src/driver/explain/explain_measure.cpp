@@ -146,10 +146,15 @@ bool is_comparison(const Variant& v) {
     return v.index == Variant::kOracle || v.index == Variant::kReferenceBlocked || v.index == Variant::kReferenceTwoPass;
 }
 
-std::optional<std::size_t> fastest(const std::vector<VariantResult>& variants) {
+// The run's best, as a normal run's summary has it: among the registered variants
+// and rotate()/smooth(), never a function only --explain times.
+std::optional<std::size_t> fastest(const KernelEvidence& e) {
+    const auto& variants = e.result.variants;
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < variants.size(); ++i)
-        if (variants[i].complete() && (!best || variants[i].mean_speedup > variants[*best].mean_speedup)) best = i;
+        if ((variants[i].graded || e.registered(i)) && variants[i].complete() &&
+            (!best || variants[i].mean_speedup > variants[*best].mean_speedup))
+            best = i;
     return best;
 }
 
@@ -414,7 +419,7 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
             else
                 e.reference = std::move(fe);
         }
-        e.result.best = fastest(e.result.variants);
+        e.result.best = fastest(e);
         if (e.naive.cpe) oracle_cpes.push_back(*e.naive.cpe);
         // The driver's own functions are timed without a baseline: their speedup
         // is the oracle's CPE over theirs, both from this run.

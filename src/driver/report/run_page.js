@@ -172,7 +172,12 @@ PL.run(function () {
     if (k.curve && k.curve.length) {
       var card2 = el('div', { class: 'card' });
       grid.appendChild(card2);
-      var scored = timed.filter(function (v) { return v.mean_speedup !== null; });
+      // A function only --explain timed (an unregistered candidate) earns nothing in a
+      // normal run or from the grader: no points are drawn for it.
+      var em0 = explain && explain.measurements ? explain.measurements[name] : null;
+      var explainOnly = em0 ? em0.variants.filter(function (v) { return v.registered === false && !v.graded; })
+                                          .map(function (v) { return v.name; }) : [];
+      var scored = timed.filter(function (v) { return v.mean_speedup !== null && explainOnly.indexOf(v.name) < 0; });
       var maxX = Math.max(k.curve[k.curve.length - 1][0] * 1.15,
                           Math.max.apply(null, [0].concat(scored.map(function (v) { return v.mean_speedup * 1.1; }))));
       var curve = [{ x: 0, y: k.curve[0][1] }].concat(k.curve.map(function (p) { return { x: p[0], y: p[1] }; }))
