@@ -344,8 +344,12 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
         f.evidence.emplace_back("oracle CPE spread in this run", e.noise.spread);
         f.evidence.emplace_back("oracle CPEs compared", double(e.noise.samples));
         add_noise(f.evidence, c, e, b, g);
-        f.meaning = "the same oracle, timed in turns with each function of this run, varied by this much: a gap "
-                    "inside that band could be the machine, not the code. Nothing says which of the two is faster.";
+        f.meaning = c.overlap ? "each speedup's 95% interval, from its rounds beside the oracle, reaches into the "
+                                "other's: the gap could be the machine, not the code. Nothing says which of the two is "
+                                "faster."
+                              : "the same oracle, timed in turns with each function of this run, varied by this much: "
+                                "a gap inside that band could be the machine, not the code. Nothing says which of the "
+                                "two is faster.";
         f.advice = "measure again before changing which function rotate()/smooth() calls: ./driver --explain "
                    "--max-samples 50 on a quiet machine, or several runs of ./driver -v.";
         out.push_back(std::move(f));
