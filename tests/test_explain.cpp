@@ -782,3 +782,17 @@ TEST_CASE("explain: access-order names the store direction by its sign and the c
     REQUIRE(alike.size() == 2);
     CHECK_THAT(alike[1].meaning, Catch::Contains("the cache totals look like the reference's"));
 }
+
+TEST_CASE("explain: the page's best speedup is never a function only --explain timed", "[explain]") {
+    // rotate_fast (blocked) is far faster than rotate() (naive order) but unregistered:
+    // a normal run would never time it, so it is not the run's best.
+    const std::string dir = scratch_dir("explain-page-best");
+    explain(build_driver("tests/fixtures/explain/unregistered_best.c"), "rotate", "page-best",
+            {"--html", dir + "/page.html"});
+    const std::string page = read_file(dir + "/page.html");
+    std::smatch m;
+    REQUIRE(std::regex_search(page, m, std::regex(R"(id="perflab-report"[^>]*>([^<]*)</script>)")));
+    const json report = json::parse(m[1].str());
+    REQUIRE(report["kernels"]["rotate"]["best"].is_object());
+    CHECK(report["kernels"]["rotate"]["best"]["name"] == "rotate: current");
+}
