@@ -795,4 +795,13 @@ TEST_CASE("explain: the page's best speedup is never a function only --explain t
     const json report = json::parse(m[1].str());
     REQUIRE(report["kernels"]["rotate"]["best"].is_object());
     CHECK(report["kernels"]["rotate"]["best"]["name"] == "rotate: current");
+    // Nor does it earn points: only what a run of the driver times does.
+    int scored = 0;
+    for (const auto& v : report["kernels"]["rotate"]["variants"]) {
+        INFO(v["name"]);
+        const bool counts = v["graded"].get<bool>() || v["name"] == "rotate: current";
+        if (!counts) CHECK(v["points"].is_null());
+        scored += counts && !v["points"].is_null();
+    }
+    CHECK(scored >= 1);
 }

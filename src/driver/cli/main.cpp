@@ -256,6 +256,13 @@ int explain_mode(Session& s) {
             RunResult run = s.run;
             for (const auto& k : data.kernels) run.kernels.push_back(k.result);
             score_run(run, s.policy);
+            // Points are for what a run of the driver would time: a function only
+            // --explain timed (unregistered, the oracle, a reference) earns none.
+            for (std::size_t k = 0; k < data.kernels.size(); ++k)
+                for (std::size_t i = 0; i < run.kernels[k].variants.size(); ++i) {
+                    auto& v = run.kernels[k].variants[i];
+                    if (!v.graded && !data.kernels[k].registered(i)) v.points.reset();
+                }
             write_file_atomically(*s.opt.html_path, run_page({json_report(run), explain, std::nullopt, std::nullopt}));
         }
     } catch (const std::exception& e) {
