@@ -496,7 +496,7 @@ void memory_misses(const ExplainData& data, const KernelEvidence& e, std::size_t
                                          mine / achievable,
                                          have_ref ? "the reference kernel's" : "what streaming needs", mine / naive);
     if (e.kernel == Kernel::rotate) {
-        const std::string walked = writes ? "stores walk down a destination column" : "loads walk down a source column";
+        const std::string walked = writes ? "stores walk a destination column" : "loads walk a source column";
         out_f.meaning = fmt::format("the {}: each touches a new cache line, and by the time the next pixel of that "
                                     "line comes, L1 has evicted it. {}",
                                     walked,
