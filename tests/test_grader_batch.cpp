@@ -151,7 +151,7 @@ TEST_CASE("a resume with other settings is refused; --force regrades under the n
     CHECK_FALSE(batch_json(dir).contains("force_started_ns"));  // finished
 }
 
-TEST_CASE("a hand-in changed since graded is regraded, one gone is dropped, old records are kept",
+TEST_CASE("a hand-in changed since graded is regraded, one gone keeps its grade and is named, old records are kept",
           "[batch-integrity]") {
     const std::string dir = class_of("batch-changed", {{"alice", "good"}, {"bob", "good"}, {"dave", "wrong"}});
     REQUIRE(test::run(grade(dir)).status == 0);
@@ -168,16 +168,17 @@ TEST_CASE("a hand-in changed since graded is regraded, one gone is dropped, old 
     INFO(r.err);
     REQUIRE(r.status == 0);
     CHECK_THAT(r.err, Catch::Contains("regrading 1 hand-in changed since graded: bob"));
-    CHECK_THAT(r.err, Catch::Contains("dropping 1 record whose hand-in is no longer in the hand-ins directory: alice"));
+    CHECK_THAT(r.err, Catch::Contains("keeping 1 record whose hand-in is not in the hand-ins directory: alice"));
     CHECK_THAT(r.err, Catch::Contains("1 of 2 hand-ins already graded"));
     auto records = records_by_id(dir + "/out/results.jsonl");
     CHECK(records.at("bob")["status"] == "wrong-result");
     // Kept as it was: still without a digest or a time (rewritten with them empty).
     CHECK(records.at("dave").value("handin_sha256", "") == "");
     CHECK(records.at("dave").value("graded_at_ns", 0) == 0);
-    CHECK(records.count("alice") == 0);
+    // A grade already earned is never erased by what HANDINS holds now.
+    CHECK(records.at("alice")["status"] == "ok");
     CHECK(test::gradebook_statuses(test::read_file(dir + "/out/gradebook.csv")) ==
-          std::map<std::string, std::string>{{"bob", "wrong-result"}, {"dave", "wrong-result"}});
+          std::map<std::string, std::string>{{"alice", "ok"}, {"bob", "wrong-result"}, {"dave", "wrong-result"}});
 }
 
 TEST_CASE("a second grader on the same DIR refuses at once, naming the first one's PID", "[batch-integrity]") {

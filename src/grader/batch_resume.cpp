@@ -69,10 +69,11 @@ ResumePlan plan_resume(const std::string& out_dir, const std::vector<Handin>& ha
         if (regrade && r) plan.stale.insert(h.id);
         if (!regrade) ++kept;
     }
+    // A record whose hand-in is not in HANDINS now stays: a HANDINS mistyped or
+    // pointed at a subset must not erase grades already earned.
     std::vector<std::string> gone;
     for (const auto& r : records)
         if (!present.count(r.id)) gone.push_back(r.id);
-    plan.stale.insert(gone.begin(), gone.end());
 
     if (kept)
         plan.notes.push_back(fmt::format("{} of {} hand-ins already graded in {} (--force regrades them)", kept,
@@ -84,7 +85,8 @@ ResumePlan plan_resume(const std::string& out_dir, const std::vector<Handin>& ha
         plan.notes.push_back(fmt::format("regrading {} hand-in{} changed since graded: {}", changed.size(),
                                          changed.size() == 1 ? "" : "s", listed(changed)));
     if (!gone.empty())
-        plan.notes.push_back(fmt::format("dropping {} record{} whose hand-in is no longer in the hand-ins directory: {}",
+        plan.notes.push_back(fmt::format("keeping {} record{} whose hand-in is not in the hand-ins directory: {} "
+                                         "(grade into another --out to leave them out)",
                                          gone.size(), gone.size() == 1 ? "" : "s", listed(gone)));
     return plan;
 }
