@@ -308,8 +308,11 @@ TEST_CASE("a grader killed mid-batch resumes: live jobs are awaited, only hand-i
         std::string out = dir + "/out";
         auto argv = slurm_argv(make_handins(dir, source), out);
         argv.insert(argv.end(), {"--array-limit", "1"});
+        // Killed once its job array is submitted: state.json is written earlier too
+        // (before the submission), and a kill then leaves no job to wait for.
         auto killed = test::sh(env + shell_line(argv) + " 2>/dev/null & pid=$!; "
-                               "until [ -s " + out + "/slurm/state.json ]; do sleep 0.1; done; kill -9 $pid; wait $pid; exit 0");
+                               "until grep -qs '\"job\"' " + out + "/slurm/state.json; do sleep 0.1; done; "
+                               "kill -9 $pid; wait $pid; exit 0");
         REQUIRE(killed.status == 0);
         auto resumed = test::sh(env + shell_line(argv));
         INFO(resumed.err);
