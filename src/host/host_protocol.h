@@ -19,6 +19,8 @@
 
 #define PERFLAB_HOST_MAGIC 0x70686f73u /* "phos" */
 #define PERFLAB_HOST_VERSION 7u
+/* The host's exit status when the driver speaks another version: a stale build. */
+#define PERFLAB_HOST_EXIT_OTHER_VERSION 78
 
 #define PERFLAB_HOST_MAX_VARIANTS 256
 #define PERFLAB_HOST_TEXT_MAX 512 /* bytes, with the terminating NUL */

@@ -294,7 +294,7 @@ static int host_serve(int fd, int images) {
     volatile struct perflab_host_control *c = p;
     if (c->magic != PERFLAB_HOST_MAGIC || c->version != PERFLAB_HOST_VERSION) {
         fprintf(stderr, "kernel-host: this driver speaks another protocol: rebuild with make\n");
-        return 2;
+        return PERFLAB_HOST_EXIT_OTHER_VERSION;
     }
     host_control = c;
     host_catch_fatal_signals();

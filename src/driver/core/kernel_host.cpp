@@ -176,6 +176,7 @@ void KernelHost::spawn() {
             // taken the sandbox's init with it: that is the kernels file's failure.
             if (waitpid(child_, &child_status_, WNOHANG) == child_) {
                 alive_ = false;
+                refuse_stale_build();
                 throw HostStartError(fmt::format("the kernel host {} before its functions were registered: fix "
                                                  "kernels.c's constructors",
                                                  death_outcome().describe()),
@@ -192,6 +193,7 @@ void KernelHost::read_registration() {
     // The reply to the first request says the registration functions have returned.
     Wait w = wait_reply(1, launch_.start_seconds);
     if (w != Wait::replied) {
+        if (w == Wait::died) refuse_stale_build();
         std::string why = w == Wait::timed_out
                               ? fmt::format("did not finish registering its functions within {} s (an endless loop in a "
                                             "constructor or a register_*_functions call?)",
@@ -452,6 +454,17 @@ HostCall KernelHost::call(const HostFunction& fn, unsigned timeout_seconds) {
     out.self_ticks = control_->self_ticks;
     last_cpu_ns_ = now;
     return out;
+}
+
+// A host built against another version of the control block says so by its exit
+// status: the remedy is a rebuild, not a change to kernels.c.
+void KernelHost::refuse_stale_build() {
+    if (!WIFEXITED(child_status_) || WEXITSTATUS(child_status_) != PERFLAB_HOST_EXIT_OTHER_VERSION) return;
+    kill_host();
+    throw HostStartError(
+        fmt::format("the kernel host '{}' was built for another version of the driver: rebuild it with make",
+                    launch_.executable),
+        false);
 }
 
 CallOutcome KernelHost::death_outcome() {

@@ -160,6 +160,7 @@ private:
     std::uint64_t settled_cpu_ns() const;
     std::uint64_t first_words() const;  // what the host must report as `touched`
     CallOutcome death_outcome();
+    void refuse_stale_build();
     // Waits up to `ms` for the child to end; true once it is reaped (or already gone).
     bool reap_within(int ms);
     void kill_host();
