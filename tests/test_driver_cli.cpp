@@ -326,3 +326,40 @@ TEST_CASE("--check-options checks what a run would read, and times nothing", "[d
     CHECK(bad.status == 1);
     CHECK_THAT(bad.err, Catch::Contains("no rotate CPE for dimension 128"));
 }
+
+TEST_CASE("a kernel host built for another version of the driver is told to be rebuilt", "[driver][cli]") {
+    // A stale kernel-host beside a newer driver: the host runtime compiled with another
+    // protocol version, linked with a kernels file that is not at fault.
+    std::string dir = scratch_dir("stale-host");
+    std::string header = read_file(repo("src/host/host_protocol.h"));
+    auto at = header.find("#define PERFLAB_HOST_VERSION ");
+    REQUIRE(at != std::string::npos);
+    header.replace(at, header.find('\n', at) - at, "#define PERFLAB_HOST_VERSION 0u");
+    write_file(dir + "/host_protocol.h", header);
+    write_file(dir + "/kernel_host.c", read_file(repo("src/host/kernel_host.c")));  // beside the header it includes
+    std::string kcflags = std::string(perflab::kLabKcflags);
+    auto built = run({"/bin/bash", "-c",
+                      "gcc " + kcflags + " -I" + repo("kernels") + " -c '" + dir + "/kernel_host.c' -o '" + dir + "/runtime.o' && gcc " + kcflags + " -I" + repo("kernels") + " -c " +
+                          repo("kernels/kernels.c") + " -o '" + dir + "/kernels.o' && KCFLAGS='" + kcflags + "' " +
+                          repo("mk/link-host.sh") + " '" + dir + "/kernel-host' '" + dir + "/runtime.o' " +
+                          repo("kernels/kernels.c") + " '" + dir + "/kernels.o'"});
+    INFO(built.err);
+    REQUIRE(built.status == 0);
+    for (bool sandbox : {false, true}) {
+        INFO("sandbox " << sandbox);
+        std::vector<std::string> argv{repo("driver"), "--host", dir + "/kernel-host", "--dims", "32", "--max-samples", "2"};
+        if (sandbox) argv.push_back("--sandbox");
+        auto r = run(argv);
+        CHECK(r.status != 0);
+        CHECK_THAT(r.err, Catch::Contains("was built for another version of the driver: rebuild it with make"));
+        CHECK_THAT(r.err, !Catch::Contains("fix kernels.c"));
+    }
+}
+
+TEST_CASE("a short --timeout limits kernel calls, not a host's start", "[driver][cli]") {
+    const std::string exe = build_driver("tests/fixtures/kernels/slow_start.c");
+    auto r = run(with({exe, "--timeout", "1"}, kQuick));
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("Score:"));
+}

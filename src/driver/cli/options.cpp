@@ -104,7 +104,8 @@ ParseOutcome parse_options(int argc, char** argv) {
                  "Measure the baseline in this run even where one is built in")->excludes(baseline_opt);
     app.add_flag("-v,--verbose", o.verbose, "Print the clock, CPU, caches and every sample count");
     app.add_flag("--speed-of-light", o.speed_of_light, "Also time a memcpy of the image (never scored)");
-    app.add_option("--timeout", o.timeout_seconds, "Seconds one kernel call may take before it is stopped (default 10)")
+    app.add_option("--timeout", o.timeout_seconds,
+                   "Seconds one kernel call may take before it is stopped (default 10; a host gets at least 5 to start)")
         ->check(CLI::Range(1u, 3600u));
     app.add_option("--cpu", o.cpu, "Pin to this CPU while timing (default: the last allowed CPU)");
     app.add_flag("--counters", o.counters, "Add hardware counter rows (libpfm4) per variant and dimension");
