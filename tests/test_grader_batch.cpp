@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "grader/batch_resume.hpp"
+#include "grader/grade.hpp"
 #include "grader/results_store.hpp"
 #include "grader_outputs.hpp"
 #include "harness.hpp"
@@ -179,6 +180,20 @@ TEST_CASE("a hand-in changed since graded is regraded, one gone keeps its grade 
     CHECK(records.at("alice")["status"] == "ok");
     CHECK(test::gradebook_statuses(test::read_file(dir + "/out/gradebook.csv")) ==
           std::map<std::string, std::string>{{"alice", "ok"}, {"bob", "wrong-result"}, {"dave", "wrong-result"}});
+}
+
+TEST_CASE("a record's hand-in digest is of the bytes its grading read, taken as it read them", "[batch-integrity]") {
+    // What a Slurm task or a local batch grades is named by the digest grade_handin
+    // takes, not by one the submitting grader takes when it commits the record later.
+    const std::string dir = test::scratch_dir("batch-digest");
+    const std::string archive = dir + "/carol.tar";
+    test::write_file(dir + "/t/notes.txt", "no kernels file here");
+    REQUIRE(test::sh("tar -cf '" + archive + "' -C '" + dir + "/t' notes.txt").status == 0);
+    auto sum = test::sh("sha256sum '" + archive + "' | cut -d' ' -f1");
+    REQUIRE(sum.status == 0);
+    Graded g = grade_handin(Handin{"carol", archive, ""}, GradeSettings{}, "", dir + "/work");
+    CHECK(g.record.status == Status::unusable);  // read, found wanting, and still named
+    CHECK(g.record.handin_sha256 + "\n" == sum.out);
 }
 
 TEST_CASE("a second grader on the same DIR refuses at once, naming the first one's PID", "[batch-integrity]") {

@@ -208,13 +208,32 @@ TEST_CASE("hand-ins are never dropped without a word, nor invented from the grad
         REQUIRE(r.status == 0);
         for (const char* skipped : {"alice.zip", "bob.C", "gina.TAR"})
             CHECK_THAT(r.err, Catch::Contains(std::string("skipped ") + handins + "/" + skipped + ": not a hand-in"));
-        CHECK_THAT(r.err, Catch::Contains("skipped " + handins + "/grades: the grader's own output"));
+        if (run == 1) CHECK_THAT(r.err, Catch::Contains("skipped " + handins + "/grades: the grader's own output"));
         auto records = records_by_id(handins + "/grades/results.jsonl");
         CHECK(records.size() == 2);
         CHECK(records.count("grades") == 0);
         CHECK(records["dave"]["status"] == "compile-error");
         CHECK(records["erin"]["status"] == "compile-error");
     }
+    // A batch of its own beside the first one's output (told apart by its contents),
+    // its --out named another way; run twice, so that the second finds it there.
+    for (int run = 0; run < 2; ++run) {
+        auto again = test::run({grader_bin(), "grade", handins, "--out", handins + "/./grades2/", "--trials", "1",
+                                "--driver-args", kQuickDriver});
+        INFO(again.err);
+        REQUIRE(again.status == 0);
+        if (run == 1) CHECK_THAT(again.err, Catch::Contains("skipped " + handins + "/grades2: the grader's own output"));
+        CHECK_THAT(again.err, Catch::Contains("skipped " + handins + "/grades: another batch's output"));
+        CHECK(records_by_id(handins + "/grades2/results.jsonl").size() == 2);
+    }
+
+    // The hand-in directory as the output: refused before anything is written there.
+    auto same = test::run({grader_bin(), "grade", handins, "--out", handins + "/", "--driver-args", kQuickDriver});
+    CHECK(same.status != 0);
+    CHECK_THAT(same.err, Catch::Contains("is the hand-in directory itself: give the batch a directory of its own"));
+    CHECK_FALSE(fs::exists(handins + "/feedback"));
+    CHECK_FALSE(fs::exists(handins + "/results.jsonl"));
+    CHECK_FALSE(fs::exists(handins + "/.lock"));
 
     const std::string empty = dir + "/empty";
     fs::create_directories(empty);

@@ -75,9 +75,9 @@ void adopt_earlier_baselines(Calibrator& calibrator, const std::string& out, con
 
 int run_batch(const BatchSettings& s) {
     const std::string out = fs::absolute(s.out_dir).string();
+    std::vector<Handin> handins = discover_handins(s.handins_dir, out);
     const BatchLock lock(out);
     fs::create_directories(out + "/feedback");
-    std::vector<Handin> handins = discover_handins(s.handins_dir);
     ResultsStore store(out + "/results.jsonl");
     ResumePlan plan = plan_resume(out, handins, store, s);
     const std::vector<Handin>& todo = plan.todo;
@@ -130,7 +130,6 @@ int run_batch(const BatchSettings& s) {
         progress.queue(1, todo.size() - i - 1, 0);
         Graded g = grade_handin(h, grade, baseline, work_root + "/handin");
         g.record.node = host;
-        g.record.handin_sha256 = plan.digests[h.id];
         commit_graded(out, store, g, s.grade.policy);
         progress.done(h.id, summary(g.record));
     }

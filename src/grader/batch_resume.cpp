@@ -53,7 +53,6 @@ ResumePlan plan_resume(const std::string& out_dir, const std::vector<Handin>& ha
     std::size_t kept = 0;
     for (const auto& h : handins) {
         present.insert(h.id);
-        plan.digests[h.id] = handin_sha256(h);
         const Record* r = store.find(h.id);
         bool regrade = !r;
         if (r && s.force && r->graded_at_ns < plan.state.force_started_ns) {
@@ -61,7 +60,7 @@ ResumePlan plan_resume(const std::string& out_dir, const std::vector<Handin>& ha
         } else if (r && r->status == Status::internal_error) {
             regrade = true;
             failed.push_back(h.id);
-        } else if (r && !r->handin_sha256.empty() && r->handin_sha256 != plan.digests[h.id]) {
+        } else if (r && !r->handin_sha256.empty() && r->handin_sha256 != handin_sha256(h)) {
             regrade = true;
             changed.push_back(h.id);
         }

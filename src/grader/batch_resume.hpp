@@ -15,7 +15,6 @@ namespace perflab::grader {
 
 struct ResumePlan {
     std::vector<Handin> todo;                    // in ID order
-    std::map<std::string, std::string> digests;  // ID -> handin_sha256 as found now
     std::set<std::string> stale;                 // records to drop: regraded, or their hand-in is gone
     std::vector<std::string> notes;              // what the instructor is told before grading
     BatchState state;                            // what batch.json says during this run

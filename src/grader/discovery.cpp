@@ -143,8 +143,8 @@ std::string from_directory(const Handin& h) {
     return found[0].string();
 }
 
-// The directory the grader writes a batch into, when --out lies inside HANDINS:
-// its feedback/ or results.jsonl, and no kernels file of a student.
+// Another batch's output left inside HANDINS: its feedback/ or results.jsonl, and no
+// kernels file of a student.
 bool is_grader_output(const fs::path& dir) {
     if (!fs::exists(dir / "results.jsonl") && !fs::is_directory(dir / "feedback")) return false;
     for (const auto& e : fs::recursive_directory_iterator(dir))
@@ -152,14 +152,26 @@ bool is_grader_output(const fs::path& dir) {
     return true;
 }
 
+// The output may not exist yet, so paths are compared, not files: resolved as far as
+// they exist, without a trailing separator.
+fs::path comparable(const fs::path& p) {
+    fs::path c = fs::weakly_canonical(fs::absolute(p)).lexically_normal();
+    return c.has_filename() ? c : c.parent_path();
+}
+
 constexpr const char* kLayouts = "ID.c, ID-kernels.c, ID/, ID.tar, ID.tar.gz or ID.tgz";
 
 }  // namespace
 
-std::vector<Handin> discover_handins(const std::string& dir, std::FILE* notes) {
+std::vector<Handin> discover_handins(const std::string& dir, const std::string& out_dir, std::FILE* notes) {
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
     if (ec) throw std::runtime_error(fmt::format("cannot read hand-in directory '{}' ({}): check the path", dir, ec.message()));
+    const fs::path out = out_dir.empty() ? fs::path() : comparable(out_dir);
+    if (!out.empty() && out == comparable(dir))
+        throw std::runtime_error(fmt::format("--out '{}' is the hand-in directory itself: give the batch a directory of "
+                                             "its own (e.g. --out grades)",
+                                             out_dir));
     std::map<std::string, Handin> by_id;
     // Said, not dropped: a student whose file is skipped would otherwise get no grade
     // and no record saying why.
@@ -168,13 +180,17 @@ std::vector<Handin> discover_handins(const std::string& dir, std::FILE* notes) {
     };
     for (const auto& e : it) {
         if (e.path().filename().string()[0] == '.') continue;
+        if (!out.empty() && comparable(e.path()) == out) {
+            skip(e.path(), "the grader's own output directory (--out), not a hand-in");
+            continue;
+        }
         std::string id = id_of(e);
         if (id.empty()) {
             skip(e.path(), fmt::format("not a hand-in's name ({}): rename it to be graded", kLayouts));
             continue;
         }
         if (e.is_directory() && is_grader_output(e.path())) {
-            skip(e.path(), "the grader's own output directory (--out), not a hand-in");
+            skip(e.path(), "another batch's output directory (results.jsonl, feedback/), not a hand-in");
             continue;
         }
         auto [pos, inserted] = by_id.try_emplace(id, Handin{id, e.path().string(), ""});
@@ -187,9 +203,9 @@ std::vector<Handin> discover_handins(const std::string& dir, std::FILE* notes) {
     }
     if (by_id.empty())
         throw std::runtime_error(fmt::format("no hand-ins in '{}': put one per student there as {}", dir, kLayouts));
-    std::vector<Handin> out;
-    for (auto& [id, h] : by_id) out.push_back(std::move(h));
-    return out;
+    std::vector<Handin> handins;
+    for (auto& [id, h] : by_id) handins.push_back(std::move(h));
+    return handins;
 }
 
 Handin single_handin(const std::string& path) {

@@ -17,9 +17,12 @@ struct Handin {
 };
 
 // One entry per ID, sorted by ID. Entries that are not hand-ins (README, a grader
-// output directory) are skipped with one line each on `notes`; dot files silently.
-// Throws std::runtime_error when `dir` cannot be read or holds no hand-in.
-std::vector<Handin> discover_handins(const std::string& dir, std::FILE* notes = stderr);
+// output directory: the batch's own `out_dir` by its path, another batch's by its
+// contents) are skipped with one line each on `notes`; dot files silently.
+// Throws std::runtime_error when `dir` cannot be read, is `out_dir` itself, or holds
+// no hand-in.
+std::vector<Handin> discover_handins(const std::string& dir, const std::string& out_dir = "",
+                                     std::FILE* notes = stderr);
 
 // The one hand-in Autolab or Gradescope uploaded: a file (kernels.c, TEAM-kernels.c,
 // or an archive under any name) or a directory holding one.

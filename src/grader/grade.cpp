@@ -1,5 +1,7 @@
 #include "grade.hpp"
 
+#include "handin_digest.hpp"
+
 #include "common/atomic_file.hpp"
 #include "tenths.hpp"
 
@@ -38,6 +40,9 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
     Record r;
     r.id = handin.id;
     r.baseline = baseline_file;
+    // Taken as the hand-in is read, so that the record names what was graded even when
+    // it is committed later (a Slurm task's, by the submitting grader).
+    r.handin_sha256 = handin_sha256(handin);
     try {
         extract_kernels(handin, dirs.src + "/kernels.c");
     } catch (const HandinError& e) {

@@ -356,7 +356,6 @@ void SlurmBatch::merge_records() {
         json j = json::parse(read_text_file(e.path().string(), "record"), nullptr, false);
         if (j.is_discarded()) continue;  // never happens with atomic writes; a foreign file stays for a human
         Graded g{record_from_json(j.at("record")), j.at("feedback").get<std::string>(), std::nullopt};
-        if (auto d = plan_.digests.find(g.record.id); d != plan_.digests.end()) g.record.handin_sha256 = d->second;
         if (j.contains("report") && j["report"].is_object()) g.report = j["report"];
         bool ours = handins_.count(g.record.id) > 0;
         if (ours && !store_.has(g.record.id)) {
@@ -567,10 +566,10 @@ void SlurmBatch::write_batch_json() {
 }
 
 int SlurmBatch::run() {
+    const std::vector<Handin> found = discover_handins(b_.handins_dir, out_);
     const BatchLock lock(out_);
     fs::create_directories(out_ + "/feedback");
     files_.create();
-    const std::vector<Handin> found = discover_handins(b_.handins_dir);
     for (const auto& h : found) handins_[h.id] = h;
 
     state_ = json::parse(read_text_file_or(files_.state(), "{}"), nullptr, false);
