@@ -75,6 +75,9 @@ TEST_CASE("cache geometry from a specification", "[cachegrind]") {
     CHECK(error_of(parse_cache_geometry("D1=32768,8,48:LL=1048576,16,64")).find("power of two") != std::string::npos);
     CHECK(error_of(parse_cache_geometry("D1=32768,8,64:LL=1000000,16,64")).find("multiple") != std::string::npos);
     CHECK(error_of(parse_cache_geometry("D1=32768,0,64:LL=1048576,16,64")).find("positive") != std::string::npos);
+    // valgrind itself refuses these ("Cache size <= line size", "overflowed") only once a run is under way.
+    CHECK(error_of(parse_cache_geometry("D1=32768,8,64:LL=16,1,16")).find("not larger than a line") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("D1=32768,8,64:LL=2147483648,16,64")).find("limit") != std::string::npos);
     CHECK(error_of(parse_cache_geometry("D1=32768,8:LL=1048576,16,64")).find("size,ways,line") != std::string::npos);
     CHECK(error_of(parse_cache_geometry("D1=32k,8,64:LL=1048576,16,64")).find("size,ways,line") != std::string::npos);
     CHECK(error_of(parse_cache_geometry("L2=32768,8,64:LL=1048576,16,64")).find("'L2=") != std::string::npos);

@@ -112,6 +112,7 @@ TEST_CASE("bad flags, values and files give one line on stderr and status 1", "[
         {"--json", dir + "/no/such/dir/report.json", "--dims", "32", "--max-samples", "3"},
         // Values of features the run does not turn on are checked all the same.
         {"--cache-geometry", "garbage"},
+        {"--simulate", "--cache-geometry", "D1=32768,8,64:LL=16,1,16", "--dims", "32"},  // valgrind's own limits
         {"--events", "NO_SUCH_EVENT"},
         {"-f", dir},
         {"-f", dir + "/unlisted.txt"},

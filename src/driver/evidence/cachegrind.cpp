@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <climits>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -107,6 +108,10 @@ std::optional<std::string> cachegrind_geometry_error(const SimulatedCache& c) {
     if (c.size == 0 || c.assoc <= 0 || c.line <= 0) return "size, associativity and line size must all be positive";
     if (!std::has_single_bit(unsigned(c.line))) return fmt::format("line size {} is not a power of two", c.line);
     if (c.line < 16) return fmt::format("line size {} is below cachegrind's minimum of 16 bytes", c.line);
+    // valgrind keeps the size in an int and refuses a cache of one line or less.
+    if (c.size > std::size_t(INT_MAX)) return fmt::format("size {} is above cachegrind's limit of {} bytes", c.size, INT_MAX);
+    if (c.size <= std::size_t(c.line))
+        return fmt::format("size {} is not larger than a line of {} bytes, as cachegrind needs", c.size, c.line);
     std::size_t way_bytes = std::size_t(c.assoc) * std::size_t(c.line);
     if (c.size % way_bytes != 0)
         return fmt::format("size {} is not a multiple of associativity x line ({} x {} = {})", c.size, c.assoc, c.line,

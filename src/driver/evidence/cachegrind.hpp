@@ -35,7 +35,8 @@ struct CachegrindGeometry {
 };
 
 // cachegrind accepts a cache only when its line is a power of two of at least 16
-// bytes and its size / (assoc * line) sets are a power of two.
+// bytes, its size is more than one line and fits an int, and its size / (assoc *
+// line) sets are a power of two.
 std::optional<std::string> cachegrind_geometry_error(const SimulatedCache& c);
 
 // Largest LL simulated from the machine's figures: one core reaches one CCX's L3,
