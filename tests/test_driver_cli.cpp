@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/clock.hpp"
 #include "harness.hpp"
 #include "lab_settings.hpp"
 
@@ -363,4 +364,16 @@ TEST_CASE("a short --timeout limits kernel calls, not a host's start", "[driver]
     INFO(r.err);
     CHECK(r.status == 0);
     CHECK_THAT(r.out, Catch::Contains("Score:"));
+
+TEST_CASE("verbose output says what the report's cycles are ticks of and how that clock was calibrated", "[driver][cli]") {
+    auto r = run(with({fast_driver(), "-v", "--kernel", "rotate"}, kQuick));
+    REQUIRE(r.status == 0);
+    const auto clock = lines_starting_with(r.out, "Clock: ");
+    REQUIRE(clock.size() == 1);
+    // Host CPU time is in ns: its cycles are only as good as the clock whose rate converts them.
+    if (perflab::TscClock::available())
+        CHECK_THAT(clock[0], Catch::Contains("cycles are ticks of the TSC") &&
+                                 Catch::Contains("calibrated against CLOCK_MONOTONIC"));
+    else
+        CHECK_THAT(clock[0], Catch::Contains("cycles are ticks of the CLOCK_MONOTONIC"));
 }

@@ -201,7 +201,7 @@ std::optional<int> prepare(Session& s) {
             "the host's CPU time in TSC cycles instead";
     s.inputs = std::make_unique<InputGenerator>(s.plan.seed);
     try {
-        s.timing = calibrate_host_timing(s.hosts->reference(), s.clock->ticks_per_second());
+        s.timing = calibrate_host_timing(s.hosts->reference(), *s.clock);
         // --explain reads misses from the PMU where it can, and simulates them where not.
         if (s.plan.counters || s.plan.explain) {
             s.counters = std::make_unique<PmuHostCounters>(s.plan.counter_events);

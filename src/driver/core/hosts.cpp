@@ -12,8 +12,8 @@ namespace perflab {
 std::string HostTiming::describe() const {
     return fmt::format("the kernel host's CPU time, read by the driver ({} ns resolution), less what empty calls "
                        "cost, timed in the same rounds after the same preparation ({} ns with warm caches, more with "
-                       "larger images), at {:.3f} cycles per ns",
-                       clock_resolution_ns, call_overhead_ns, ticks_per_ns);
+                       "larger images), at {:.3f} cycles per ns; cycles are ticks of the {}",
+                       clock_resolution_ns, call_overhead_ns, ticks_per_ns, cycle_clock);
 }
 
 KernelHosts::KernelHosts(HostLaunch student, HostLaunch reference)
@@ -48,9 +48,10 @@ bool KernelHosts::has_references() {
            PERFLAB_REF_ROTATE_TILE;
 }
 
-HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second) {
+HostTiming calibrate_host_timing(KernelHost& reference, const Clock& cycles) {
     HostTiming t;
-    t.ticks_per_ns = ticks_per_second / 1e9;
+    t.ticks_per_ns = cycles.ticks_per_second() / 1e9;
+    t.cycle_clock = cycles.describe();
     timespec res{};
     clock_getres(CLOCK_PROCESS_CPUTIME_ID, &res);
     t.clock_resolution_ns = std::uint64_t(res.tv_sec) * 1'000'000'000u + std::uint64_t(res.tv_nsec);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "common/clock.hpp"
 #include "driver/core/kernel_host.hpp"
 
 namespace perflab {
@@ -17,6 +18,7 @@ struct HostTiming {
     double ticks_per_ns = 1;          // the report's cycles (the TSC's ticks) per ns
     std::uint64_t call_overhead_ns = 0;  // an empty call with warm caches (the runner times its own in every round)
     std::uint64_t clock_resolution_ns = 0;
+    std::string cycle_clock;             // Clock::describe() of what the cycles are ticks of
     std::string describe() const;
 };
 
@@ -43,8 +45,8 @@ private:
 };
 
 // The floor of an empty call's host CPU time (many calls, the least), and the
-// TSC rate that turns nanoseconds into the report's cycles.
-HostTiming calibrate_host_timing(KernelHost& reference, double ticks_per_second);
+// rate of `cycles` (the calibrated TSC) that turns nanoseconds into the report's cycles.
+HostTiming calibrate_host_timing(KernelHost& reference, const Clock& cycles);
 
 // The host CPU time of one call of nothing on one of the driver's own hosts, with
 // warm caches and no images (calibration). Throws HostError.
