@@ -28,6 +28,8 @@ std::pair<double, double> simulated_write_misses(const std::string& name) {
     REQUIRE(r.status == 0);
     json report = json::parse(read_file(path));
     CHECK(report["simulation_geometry"].get<std::string>().rfind("D1=32768,8,64:LL=1048576,16,64", 0) == 0);
+    // The text report's (sim) rows say which caches they were simulated on.
+    CHECK(lines_starting_with(r.out, "Simulated caches: D1=32768,8,64:LL=1048576,16,64 (given as").size() == 1);
     double naive = -1, blocked = -1;
     for (const auto& v : report["kernels"]["rotate"]["variants"]) {
         double misses = v["dims"][0]["simulated"]["D1 wr miss/px (sim)"];

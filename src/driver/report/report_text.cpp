@@ -37,6 +37,8 @@ void TextReporter::start(const RunResult& run) {
                    run.config.seed ? fmt::format("from seed {}", *run.config.seed) : "from a secret key",
                    run.config.baseline_mode);
     }
+    // The (sim) rows mean nothing without the caches they were simulated on.
+    if (!run.simulation_geometry.empty()) fmt::print(out_, "Simulated caches: {}\n\n", run.simulation_geometry);
     std::fflush(out_);
 }
 
