@@ -377,3 +377,14 @@ TEST_CASE("verbose output says what the report's cycles are ticks of and how tha
     else
         CHECK_THAT(clock[0], Catch::Contains("cycles are ticks of the CLOCK_MONOTONIC"));
 }
+
+TEST_CASE("a run with --clock cycles still times in TSC cycles, and --help does not promise otherwise", "[driver][cli]") {
+    auto r = run(with({fast_driver(), "--clock", "cycles", "--kernel", "rotate"}, kQuick));
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.err, Catch::Contains("TSC cycles instead"));
+    std::string clock_help;
+    for (const auto& line : lines_starting_with(run({fast_driver(), "--help"}).out, "  --clock")) clock_help += line;
+    REQUIRE_FALSE(clock_help.empty());
+    CHECK_THAT(clock_help, Catch::Contains("TSC"));
+    CHECK(clock_help.find("core cycles from the PMU") == std::string::npos);
+}

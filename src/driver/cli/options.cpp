@@ -110,7 +110,7 @@ ParseOutcome parse_options(int argc, char** argv) {
     app.add_option("--cpu", o.cpu, "Pin to this CPU while timing (default: the last allowed CPU)");
     app.add_flag("--counters", o.counters, "Add hardware counter rows (libpfm4) per variant and dimension");
     app.add_option("--events", o.events, "libpfm4 event names for --counters")->delimiter(',')->option_text("A,B,...");
-    app.add_option("--clock", o.clock, "Cycle source: tsc (default) or cycles (core cycles from the PMU)")
+    app.add_option("--clock", o.clock, "Cycle source: tsc; cycles is accepted but still times in TSC cycles (kernels run in their own host)")
         ->check(CLI::IsMember({"tsc", "cycles"}));
     app.add_flag("--simulate", o.simulate, "Simulate D1/LL misses per pixel with cachegrind");
     app.add_option("--cache-geometry", o.cache_geometry, "Cache geometry for --simulate, D1=size,assoc,line:LL=...")
