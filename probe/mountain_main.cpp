@@ -90,7 +90,7 @@ std::string plot(const Mountain& m, const std::string& png, const std::string& t
     // The script beside the picture, run by the project's one launcher of programs.
     const std::string script = png + ".gp";
     try {
-        write_file_atomically(script, gnuplot_script(m, png, title));
+        write_file_making_directory(script, gnuplot_script(m, png, title));
         Finished f = spawn(command({"gnuplot", script}, 120));
         std::filesystem::remove(script);
         if (!f.exited_ok()) return fmt::format("gnuplot {}: {}", f.describe(), f.output.substr(0, f.output.find('\n')));
@@ -102,11 +102,8 @@ std::string plot(const Mountain& m, const std::string& png, const std::string& t
 
 // The CSV where asked, its directory made first (build/ by default).
 std::string write_csv(const std::string& path, const std::string& text) {
-    std::error_code ec;
-    if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty())
-        std::filesystem::create_directories(dir, ec);
     try {
-        write_file_atomically(path, text);
+        write_file_making_directory(path, text);
     } catch (const std::exception& e) {
         return e.what();
     }

@@ -310,6 +310,17 @@ TEST_CASE("mountain --quick writes the full grid and, with gnuplot, a PNG", "[pr
     }
 }
 
+TEST_CASE("mountain makes the directory of the PNG it was asked for, as of the CSV", "[probe][machine]") {
+    if (run("command -v gnuplot").status != 0) return;  // no PNG without gnuplot
+    const std::string dir = scratch("mountain-new");
+    std::filesystem::remove_all(dir);
+    const std::string png = dir + "/plots/mountain.png";
+    const Run r = run(bin("mountain") + " --quick --csv " + dir + "/csv/mountain.csv --png " + png);
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(std::filesystem::is_regular_file(png));
+}
+
 TEST_CASE("both tools answer --version and reject a bad flag in one line", "[probe]") {
     for (const std::string tool : {"cacheprobe", "mountain"}) {
         const Run version = run(bin(tool) + " --version");

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -49,6 +50,13 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     }
     if (fsync(fd) != 0 || close(fd) != 0) fail("fsync");
     if (rename(tmp.c_str(), path.c_str()) != 0) fail("rename");
+}
+
+void write_file_making_directory(const std::string& path, const std::string& text) {
+    std::error_code ec;  // a directory that cannot be made is reported by the write, naming the path
+    if (const auto dir = std::filesystem::path(path).parent_path(); path != "-" && !dir.empty())
+        std::filesystem::create_directories(dir, ec);
+    write_file_atomically(path, text);
 }
 
 }  // namespace perflab

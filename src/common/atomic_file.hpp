@@ -10,4 +10,8 @@ namespace perflab {
 // directory, fsync and rename. Throws std::runtime_error naming the path.
 void write_file_atomically(const std::string& path, const std::string& text);
 
+// The same, making the file's directory first: the tools' outputs default to build/,
+// and any output named on their command line is treated alike.
+void write_file_making_directory(const std::string& path, const std::string& text);
+
 }  // namespace perflab

@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -126,12 +125,8 @@ std::optional<ProbeResult> load_probe_result(const std::string& path) {
 }
 
 std::string save_probe_result(const ProbeResult& result, const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (const fs::path dir = fs::path(path).parent_path(); !dir.empty())
-        fs::create_directories(dir, ec);
     try {
-        write_file_atomically(path, to_json_text(result));
+        write_file_making_directory(path, to_json_text(result));
     } catch (const std::exception& e) {
         return e.what();
     }
