@@ -66,7 +66,7 @@ void print_table(const ProbeResult& r, const std::string& saved_to) {
         if (!r.line_certain) fmt::print("  line size: {}\n", r.line_why);
         for (const auto& l : r.levels)
             if (!l.certain) fmt::print("  L{}: {}\n", l.level, l.why);
-        if (!r.l1d_ways_certain) fmt::print("  L1d ways: no clean step in the same-set chase\n");
+        if (!r.l1d_ways_certain) fmt::print("  L1d ways: {}\n", r.l1d_ways_why);
         if (!r.memory_certain && r.memory_latency_ns)
             fmt::print("  memory: its samples disagreed\n");
     }

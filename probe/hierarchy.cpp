@@ -48,6 +48,14 @@ std::vector<ProbeLevel> pair_levels(const Hierarchy& measured, const MachineInfo
 
 }  // namespace
 
+WaysEstimate judge_l1d_ways(WaysEstimate ways, const ProbeLevel* l1) {
+    if (ways.certain && !(l1 && l1->certain)) {
+        ways.certain = false;
+        ways.why = "the L1d size its lines are spaced by is uncertain";
+    }
+    return ways;
+}
+
 ProbeResult probe_hierarchy(Clock& clock, const HierarchyOptions& options, int cpu) {
     const std::uint64_t t0 = monotonic_ns();
     const MachineInfo machine = read_machine_info();
@@ -109,9 +117,10 @@ ProbeResult probe_hierarchy(Clock& clock, const HierarchyOptions& options, int c
     for (int round = 1; round < rounds; ++round)
         keep_fastest(r.same_set,
                      measure_same_set_chase(clock, buffer.data(), stride, max_n, curve_options));
-    const WaysEstimate ways = find_ways(r.same_set);
+    const WaysEstimate ways = judge_l1d_ways(find_ways(r.same_set), r.level(1));
     r.l1d_ways = ways.ways;
-    r.l1d_ways_certain = ways.certain && !r.levels.empty() && r.levels[0].certain;
+    r.l1d_ways_certain = ways.certain;
+    r.l1d_ways_why = ways.why;
     r.reported_l1d_ways = l1 ? l1->ways : 0;
 
     r.seconds = double(monotonic_ns() - t0) / 1e9;

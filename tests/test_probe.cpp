@@ -6,6 +6,7 @@
 #include "common/machine.hpp"
 #include "common/probe_result.hpp"
 #include "harness.hpp"
+#include "hierarchy.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -184,6 +185,28 @@ TEST_CASE("the L1d ways are the lines one set holds before the chase slows", "[p
 
     for (auto& p : same_set) p.ns = 1.15;
     CHECK(find_ways(same_set).ways == 0);
+}
+
+TEST_CASE("L1d ways found cleanly are uncertain when the L1d size is, and the table says which", "[probe]") {
+    ProbeLevel l1;
+    l1.level = 1;
+    l1.certain = false;
+    const WaysEstimate judged = judge_l1d_ways({12, true, ""}, &l1);
+    CHECK(judged.ways == 12);
+    CHECK_FALSE(judged.certain);
+    CHECK_THAT(judged.why, Catch::Contains("L1d size"));
+    // A step that was not clean keeps its own reason; a certain L1d leaves a clean step certain.
+    CHECK(judge_l1d_ways({12, false, "18 lines were as fast as one again"}, &l1).why ==
+          "18 lines were as fast as one again");
+    l1.certain = true;
+    CHECK(judge_l1d_ways({12, true, ""}, &l1).certain);
+
+    ProbeResult r;
+    r.l1d_ways = 12;
+    r.l1d_ways_why = judged.why;
+    const auto back = parse_probe_result(to_json_text(r));
+    REQUIRE(back);
+    CHECK(back->l1d_ways_why == judged.why);
 }
 
 TEST_CASE("K-best reports the spread a noisy curve point is judged by", "[probe]") {

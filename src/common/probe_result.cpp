@@ -61,7 +61,7 @@ std::string to_json_text(const ProbeResult& r) {
                   {"reported_bytes", r.reported_line_bytes}}},
         {"levels", levels},
         {"memory", memory},
-        {"l1d_ways", {{"ways", r.l1d_ways}, {"certain", r.l1d_ways_certain},
+        {"l1d_ways", {{"ways", r.l1d_ways}, {"certain", r.l1d_ways_certain}, {"why", r.l1d_ways_why},
                       {"reported", r.reported_l1d_ways}}},
         {"core_ghz", r.core_ghz},
         {"clock", r.clock},
@@ -99,6 +99,7 @@ std::optional<ProbeResult> parse_probe_result(const std::string& text) {
         const json& ways = j.at("l1d_ways");
         r.l1d_ways = ways.at("ways");
         r.l1d_ways_certain = ways.at("certain");
+        r.l1d_ways_why = ways.value("why", "");  // a saved result from before it was kept
         r.reported_l1d_ways = ways.at("reported");
         r.core_ghz = j.at("core_ghz");
         r.clock = j.at("clock");

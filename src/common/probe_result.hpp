@@ -44,6 +44,7 @@ struct ProbeResult {
 
     int l1d_ways = 0;                // 0 when not measured or no step was found
     bool l1d_ways_certain = false;
+    std::string l1d_ways_why;        // why they are uncertain; empty when certain
     int reported_l1d_ways = 0;
 
     double core_ghz = 0;             // measured with dependent adds; cycles use it
