@@ -47,6 +47,14 @@ void print_table(const Mountain& m) {
     }
 }
 
+// A gnuplot string literal of any text: single quotes take no escapes but '' for a
+// quote, so a path or CPU name with a " or a backslash ends nowhere but its own end.
+std::string gnuplot_string(const std::string& text) {
+    std::string out = "'";
+    for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+    return out + "'";
+}
+
 std::string gnuplot_script(const Mountain& m, const std::string& png, const std::string& title) {
     std::string ytics;
     for (std::size_t size : m.sizes)
@@ -60,8 +68,8 @@ std::string gnuplot_script(const Mountain& m, const std::string& png, const std:
     // Seen from the large-stride, large-size corner, as on the textbook's figure: the
     // ridges of temporal locality run across the picture, the L1 ridge at the back.
     return fmt::format(R"gp(set terminal pngcairo size 1100,800 enhanced font "sans,11"
-set output "{}"
-set title "{}"
+set output {}
+set title {}
 $mountain << EOD
 {}EOD
 set xlabel "Stride (x8 bytes)" offset 0,-1
@@ -80,7 +88,8 @@ set palette defined (0 "#2c3e91", 1 "#1f9e89", 2 "#f0e442", 3 "#d55e00")
 unset colorbox
 splot $mountain using 1:2:3 with pm3d notitle
 )gp",
-                       png, title, data, ytics, m.strides.front(), m.strides.back());
+                       gnuplot_string(png), gnuplot_string(title), data, ytics, m.strides.front(),
+                       m.strides.back());
 }
 
 bool have_gnuplot() { return find_executable("gnuplot").has_value(); }

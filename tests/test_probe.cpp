@@ -344,6 +344,22 @@ TEST_CASE("mountain makes the directory of the PNG it was asked for, as of the C
     CHECK(std::filesystem::is_regular_file(png));
 }
 
+TEST_CASE("mountain draws to a PNG whose name has quotes in it, and only there", "[probe][machine]") {
+    if (run("command -v gnuplot").status != 0) return;  // no PNG without gnuplot
+    const std::string dir = scratch("mountain-quotes");
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string png = dir + "/Bob's \"mountain\".png";
+    // The shell sees '...Bob'\''s "mountain".png': a ' and two " reach mountain as they are.
+    const Run r = run(bin("mountain") + " --quick --csv " + dir + "/m.csv --png '" + dir + "/Bob'\\''s \"mountain\".png'");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(std::filesystem::is_regular_file(png));
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir)) ++files;
+    CHECK(files == 2);  // the CSV and the PNG: no stray file cut from the name at its quote
+}
+
 TEST_CASE("both tools answer --version and reject a bad flag in one line", "[probe]") {
     for (const std::string tool : {"cacheprobe", "mountain"}) {
         const Run version = run(bin(tool) + " --version");
