@@ -82,6 +82,8 @@ TEST_CASE("cache geometry from a specification", "[cachegrind]") {
     CHECK(error_of(parse_cache_geometry("D1=32k,8,64:LL=1048576,16,64")).find("size,ways,line") != std::string::npos);
     CHECK(error_of(parse_cache_geometry("L2=32768,8,64:LL=1048576,16,64")).find("'L2=") != std::string::npos);
     CHECK(error_of(parse_cache_geometry("D1=32768,8,64")).find("needs both") != std::string::npos);
+    CHECK(error_of(parse_cache_geometry("D1=32768,8,64:LL=1048576,16,64:LL=2097152,16,64")).find("LL twice") !=
+          std::string::npos);
     CHECK(error_of(parse_cache_geometry("")).find("needs both") != std::string::npos);
 }
 

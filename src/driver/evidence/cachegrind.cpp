@@ -155,6 +155,8 @@ std::variant<CachegrindGeometry, SimulationError> parse_cache_geometry(const std
         bool is_d1 = name == "D1", is_ll = name == "LL";
         if (eq == std::string::npos || !(is_d1 || is_ll))
             return SimulationError{fmt::format("'{}' in cache geometry '{}' is not D1=... or LL=...", part, spec)};
+        if (is_d1 ? seen_d1 : seen_ll)
+            return SimulationError{fmt::format("cache geometry '{}' gives {} twice: give each cache once", spec, name)};
         auto fields = split(part.substr(eq + 1), ',');
         std::array<std::optional<std::uint64_t>, 3> v;
         for (std::size_t i = 0; i < fields.size() && i < 3; ++i) v[i] = parse_number(fields[i]);
