@@ -111,7 +111,7 @@ TEST_CASE("bad flags, values and files give one line on stderr and status 1", "[
         {"--baseline", dir + "/missing.toml"},
         {"--variant", "no_such_variant"},
         {"--json", dir + "/no/such/dir/report.json", "--dims", "32", "--max-samples", "3"},
-        // Values of features the run does not turn on are checked all the same.
+        // Values that turn on a feature (--events counts, --cache-geometry simulates) are checked first.
         {"--cache-geometry", "garbage"},
         {"--simulate", "--cache-geometry", "D1=32768,8,64:LL=16,1,16", "--dims", "32"},  // valgrind's own limits
         {"--events", "NO_SUCH_EVENT"},
@@ -364,6 +364,16 @@ TEST_CASE("a short --timeout limits kernel calls, not a host's start", "[driver]
     INFO(r.err);
     CHECK(r.status == 0);
     CHECK_THAT(r.out, Catch::Contains("Score:"));
+}
+
+TEST_CASE("--events and --cache-geometry ask for their rows without --counters or --simulate", "[driver][cli]") {
+    auto r = run(with({fast_driver(), "--kernel", "rotate", "--events", "perf::PAGE-FAULTS", "--cache-geometry",
+                       "D1=32768,8,64:LL=1048576,16,64"},
+                      kQuick));
+    REQUIRE(r.status == 0);
+    CHECK_FALSE(lines_starting_with(r.out, "perf::PAGE-FAULTS/px\t").empty());
+    CHECK_FALSE(lines_starting_with(r.out, "D1 wr miss/px (sim)\t").empty());
+}
 
 TEST_CASE("verbose output says what the report's cycles are ticks of and how that clock was calibrated", "[driver][cli]") {
     auto r = run(with({fast_driver(), "-v", "--kernel", "rotate"}, kQuick));

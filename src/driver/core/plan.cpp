@@ -74,9 +74,11 @@ Plan make_plan(const Options& options, const Registry& registry, const StudentFi
     plan.seed = options.seed;
     plan.timeout_seconds = options.timeout_seconds;
     plan.speed_of_light = options.speed_of_light;
-    plan.counters = options.counters;
+    // Naming what to count or the caches to simulate asks for it: ignoring them left a
+    // TA's run without the rows and without a word.
+    plan.counters = options.counters || !options.events.empty();
     plan.counter_events = options.events;
-    plan.simulate = options.simulate;
+    plan.simulate = options.simulate || options.cache_geometry.has_value();
     plan.cache_geometry = options.cache_geometry;
     plan.explain = options.explain;
     if (baseline) plan.baseline_mode = "file:" + baseline->source;
