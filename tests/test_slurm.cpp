@@ -363,3 +363,34 @@ TEST_CASE("a grader killed mid-batch resumes: live jobs are awaited, only hand-i
         CHECK(gradebook_statuses(test::read_file(out + "/gradebook.csv")) == expected);
     }
 }
+
+TEST_CASE("a hand-in replaced after its task graded it, while the grader was dead, is regraded by the rerun", "[slurm]") {
+    NEED_CLUSTER();
+    std::string dir = test::scratch_dir("slurm-replaced");
+    std::string handins = make_handins(dir, {{"a", "good"}, {"b", "wrong"}});
+    std::string out = dir + "/out";
+    auto argv = slurm_argv(handins, out);
+    argv.insert(argv.end(), {"--array-limit", "1"});
+    const std::string env = "export SLURM_CONF=" + cluster.conf() + "; ";
+    // The grader dies once its array is submitted; the tasks grade on and leave
+    // their record files for the rerun to commit.
+    auto killed = test::sh(env + shell_line(argv) + " 2>/dev/null & pid=$!; "
+                           "until grep -qs '\"job\"' " + out + "/slurm/state.json; do sleep 0.1; done; "
+                           "kill -9 $pid; wait $pid; "
+                           "while [ -n \"$(squeue -h -n perflab-grade)\" ]; do sleep 0.2; done; exit 0");
+    REQUIRE(killed.status == 0);
+    REQUIRE(fs::exists(out + "/slurm/records/b.json"));
+    // The student hands in again: the wrong kernels become correct ones.
+    test::write_file(handins + "/b.c", test::read_file(test::fixture_handin("good")));
+
+    auto resumed = test::sh(env + shell_line(argv));
+    INFO(resumed.err);
+    REQUIRE(resumed.status == 0);
+    CHECK_THAT(resumed.err, Catch::Contains("changed since graded: b"));
+    int lines = 0;
+    auto records = records_by_id(out + "/results.jsonl", &lines);
+    CHECK(lines == 2);
+    CHECK(records["a"]["status"] == "ok");
+    CHECK(records["b"]["status"] == "ok");  // the file as it is now, not the one the task graded
+    CHECK(gradebook_statuses(test::read_file(out + "/gradebook.csv"))["b"] == "ok");
+}

@@ -355,6 +355,8 @@ void SlurmBatch::merge_records() {
         if (e.path().extension() != ".json") continue;
         json j = json::parse(read_text_file(e.path().string(), "record"), nullptr, false);
         if (j.is_discarded()) continue;  // never happens with atomic writes; a foreign file stays for a human
+        // The record carries the digest of the file its task graded, which a hand-in
+        // replaced since no longer matches: the next plan then regrades it.
         Graded g{record_from_json(j.at("record")), j.at("feedback").get<std::string>(), std::nullopt};
         if (j.contains("report") && j["report"].is_object()) g.report = j["report"];
         bool ours = handins_.count(g.record.id) > 0;
@@ -587,6 +589,11 @@ int SlurmBatch::run() {
                                              first_line(q.output)));
     for (const auto& t : parse_squeue(q.output)) live_jobs.insert(t.job);
 
+    // Records the tasks wrote after the last merge (the grader was killed) are the
+    // earlier run's grading: committed before planning, so that a hand-in replaced
+    // since its task graded it counts as changed, and other settings are refused.
+    progress_ = std::make_unique<Progress>(stderr, 0);
+    merge_records();
     plan_ = plan_resume(out_, found, store_, b_);
     const ResumePlan& plan = plan_;
     if (!plan.todo.empty()) {
@@ -610,11 +617,7 @@ int SlurmBatch::run() {
     for (const auto& h : plan.todo) state_["attempts"].erase(h.id);
     save_state();
 
-    // Records tasks wrote after the last merge (the grader was killed) count.
-    progress_ = std::make_unique<Progress>(stderr, 0);
-    merge_records();
-    for (const auto& h : plan.todo)
-        if (!store_.has(h.id)) todo_.insert(h.id);
+    for (const auto& h : plan.todo) todo_.insert(h.id);
     progress_ = std::make_unique<Progress>(stderr, todo_.size());
     for (const auto& note : plan.notes) progress_->note(note);
     if (todo_.empty()) {
