@@ -394,3 +394,25 @@ TEST_CASE("a hand-in replaced after its task graded it, while the grader was dea
     CHECK(records["b"]["status"] == "ok");  // the file as it is now, not the one the task graded
     CHECK(gradebook_statuses(test::read_file(out + "/gradebook.csv"))["b"] == "ok");
 }
+
+TEST_CASE("batch.json names every hand-in graded on an outlier node, those graded after the last baseline too", "[slurm]") {
+    NEED_CLUSTER();
+    std::string dir = test::scratch_dir("slurm-outlier-node");
+    std::string handins = make_handins(dir, {{"a", "good"}, {"b", "wrong"}});
+    std::string out = dir + "/out";
+    // This cluster has one node: a baseline summary far off the ones its tasks
+    // measure, left as a task leaves one, makes that node the outlier.
+    const json far = {{"64", 1e6}, {"128", 1e6}};
+    test::write_file(out + "/slurm/baselines/0_0.json",
+                     json{{"node", host()}, {"task", "0_0"}, {"file", out + "/baselines/slurm-0_0.toml"},
+                          {"measured_on", ""}, {"rotate_cpe", far}, {"smooth_cpe", far}}.dump());
+    auto argv = slurm_argv(handins, out);
+    argv.insert(argv.end(), {"--array-limit", "1"});
+    auto r = test::run(argv, "", {"SLURM_CONF=" + cluster.conf()});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    json batch = json::parse(test::read_file(out + "/batch.json"));
+    REQUIRE(batch["outlier_nodes"] == json::array({host()}));
+    CHECK(batch["baselines"].size() == 3);
+    CHECK(batch["graded_on_outlier_nodes"] == json::array({"a", "b"}));
+}

@@ -330,7 +330,7 @@ private:
     std::set<std::string> known_arrays_;  // arrays scontrol still had a record of at the last look
     json state_;
     std::unique_ptr<Progress> progress_;
-    std::size_t baselines_seen_ = std::size_t(-1);
+    json batch_report_;  // as last written to batch.json
     ResumePlan plan_;
 };
 
@@ -547,8 +547,6 @@ void SlurmBatch::write_batch_json() {
         for (auto& [dim, cpe] : j["smooth_cpe"].items()) nb.smooth[std::stoi(dim)] = cpe.get<double>();
         baselines.push_back(nb);
     }
-    if (baselines.size() == baselines_seen_) return;
-    baselines_seen_ = baselines.size();
     std::sort(baselines.begin(), baselines.end(), [](const auto& a, const auto& b) { return a.task < b.task; });
     json report = compare_baselines(baselines);
     report["host"] = host_name();
@@ -564,6 +562,10 @@ void SlurmBatch::write_batch_json() {
     for (const auto& r : store_.records())
         if (outliers.count(r.node)) suspect.push_back(r.id);
     report["graded_on_outlier_nodes"] = suspect;
+    // Records arrive after their task's baseline, jobs with a resubmission: the
+    // report follows every change, and is written only then.
+    if (report == batch_report_) return;
+    batch_report_ = report;
     grader::write_batch_json(out_, report, plan_.state);
 }
 
