@@ -416,3 +416,17 @@ TEST_CASE("batch.json names every hand-in graded on an outlier node, those grade
     CHECK(batch["baselines"].size() == 3);
     CHECK(batch["graded_on_outlier_nodes"] == json::array({"a", "b"}));
 }
+
+TEST_CASE("more hand-ins than the cluster's MaxArraySize: one line naming the limit and the --shard-size that fits", "[slurm]") {
+    NEED_CLUSTER();
+    std::string dir = test::scratch_dir("slurm-max-array");
+    const std::string good = test::read_file(test::fixture_handin("good"));
+    auto conf = test::sh("SLURM_CONF=" + cluster.conf() + " scontrol show config | sed -n 's/^MaxArraySize *= *//p'");
+    const std::size_t most = std::stoul(conf.out);
+    for (std::size_t i = 0; i <= most; ++i) test::write_file(fmt::format("{}/handins/s{:05}.c", dir, i), good);
+    auto r = test::run(slurm_argv(dir + "/handins", dir + "/out"), "", {"SLURM_CONF=" + cluster.conf()});
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains(fmt::format("MaxArraySize of {}", most)) && Catch::Contains("--shard-size 2"));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(test::sh("SLURM_CONF=" + cluster.conf() + " squeue -h -n perflab-grade").out.empty());
+}

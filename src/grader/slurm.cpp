@@ -249,6 +249,15 @@ Finished run_tool(const std::vector<std::string>& argv, double seconds = 60) {
     return spawn(command(argv, seconds, 4 << 20));
 }
 
+// The most tasks one job array may have here; 0 when scontrol does not say.
+std::size_t max_array_size() {
+    Finished f = run_tool({"scontrol", "show", "config"});
+    std::smatch m;
+    static const std::regex line(R"(MaxArraySize\s*=\s*(\d+))");
+    if (!f.exited_ok() || !std::regex_search(f.output, m, line)) return 0;
+    return std::stoul(m[1]);
+}
+
 std::string first_line(const std::string& text) {
     std::string line = text.substr(0, text.find('\n'));
     return line.empty() ? "no output" : line;
@@ -385,6 +394,12 @@ void SlurmBatch::submit(const std::vector<std::string>& ids) {
         sub.tasks.push_back(t);
         shards.push_back(shard);
     }
+    // sbatch refuses an array longer than the cluster allows with a bare "Invalid
+    // job array specification": name the limit and the option that fits under it.
+    if (std::size_t most = max_array_size(); most && sub.tasks.size() > most)
+        throw std::runtime_error(fmt::format("{} hand-ins make {} array tasks, more than this cluster's MaxArraySize of {} "
+                                             "(`scontrol show config`): use --shard-size {} or more",
+                                             ids.size(), sub.tasks.size(), most, (ids.size() + most - 1) / most));
     std::string policy_toml = files_.dir() + "/policy.toml";
     write_file_atomically(policy_toml, policy_to_toml(b_.grade.policy, "The policy this batch grades with: " +
                                                                            b_.grade.policy.source + "."));
