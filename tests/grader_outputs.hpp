@@ -43,4 +43,15 @@ inline std::map<std::string, std::string> gradebook_statuses(const std::string& 
     return out;
 }
 
+// The JSON a page embeds in its <script type="application/json" id=ID> block.
+inline nlohmann::json embedded(const std::string& html, const std::string& id) {
+    const std::string open = "<script type=\"application/json\" id=\"" + id + "\">";
+    auto a = html.find(open);
+    REQUIRE(a != std::string::npos);
+    a += open.size();
+    auto b = html.find("</script>", a);
+    REQUIRE(html.find(open, b) == std::string::npos);  // exactly one such block
+    return nlohmann::json::parse(html.substr(a, b - a));
+}
+
 }  // namespace perflab::test

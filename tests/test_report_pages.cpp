@@ -12,11 +12,13 @@
 #include "driver/report/compare.hpp"
 #include "driver/report/report.hpp"
 #include "harness.hpp"
+#include "grader_outputs.hpp"
 #include "json_schema.hpp"
 
 namespace fs = std::filesystem;
 using namespace perflab;
 using nlohmann::json;
+using test::embedded;
 using test::repo;
 
 namespace {
@@ -69,17 +71,6 @@ std::string body_attribute(const std::string& dom, const std::string& name) {
 int body_number(const std::string& dom, const std::string& name) {
     std::string v = body_attribute(dom, name);
     return v.empty() ? -1 : std::stoi(v);
-}
-
-// The JSON block `id` as the page file holds it.
-json embedded(const std::string& html, const std::string& id) {
-    const std::string open = "<script type=\"application/json\" id=\"" + id + "\">";
-    auto a = html.find(open);
-    REQUIRE(a != std::string::npos);
-    a += open.size();
-    auto b = html.find("</script>", a);
-    REQUIRE(html.find(open, b) == std::string::npos);  // exactly one such block
-    return json::parse(html.substr(a, b - a));
 }
 
 // What every page must show: drawn, no error in the console, nothing fetched,

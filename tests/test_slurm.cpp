@@ -415,6 +415,12 @@ TEST_CASE("batch.json names every hand-in graded on an outlier node, those grade
     REQUIRE(batch["outlier_nodes"] == json::array({host()}));
     CHECK(batch["baselines"].size() == 3);
     CHECK(batch["graded_on_outlier_nodes"] == json::array({"a", "b"}));
+    // The batch page shows the baselines the two tasks measured, in task order.
+    json page = test::embedded(test::read_file(out + "/report.html"), "perflab-batch");
+    REQUIRE(page["baselines"].size() == 2);
+    CHECK_THAT(page["baselines"][0]["file"].get<std::string>(), Catch::Matches("slurm-[0-9]+_0-.*\\.toml"));
+    CHECK_THAT(page["baselines"][1]["file"].get<std::string>(), Catch::Matches("slurm-[0-9]+_1-.*\\.toml"));
+    CHECK(page["baselines"][1]["after_handins"] == 0);  // each task measures before it grades
 }
 
 TEST_CASE("more hand-ins than the cluster's MaxArraySize: one line naming the limit and the --shard-size that fits", "[slurm]") {
