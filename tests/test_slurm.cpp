@@ -436,3 +436,24 @@ TEST_CASE("more hand-ins than the cluster's MaxArraySize: one line naming the li
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK(test::sh("SLURM_CONF=" + cluster.conf() + " squeue -h -n perflab-grade").out.empty());
 }
+
+TEST_CASE("a task Slurm cannot start (its node drained) is named with Slurm's reason, not just counted pending", "[slurm]") {
+    NEED_CLUSTER();
+    std::string dir = test::scratch_dir("slurm-drained");
+    std::string handins = make_handins(dir, {{"a", "good"}});
+    const std::string env = "export SLURM_CONF=" + cluster.conf() + "; ";
+    const std::string node = "NodeName=" + host();
+    REQUIRE(test::sh(env + "scontrol update " + node + " State=DRAIN Reason=maintenance").status == 0);
+    // Killed after a few polls: the batch would wait for the node for ever.
+    auto r = test::sh(env + shell_line(slurm_argv(handins, dir + "/out")) + " 2>" + dir + "/err & pid=$!; "
+                      "for i in $(seq 300); do grep -qs 'keeps 1 task' " + dir + "/err && break; sleep 0.1; done; "
+                      "kill -9 $pid; wait $pid; scancel -n perflab-grade; "
+                      "while [ -n \"$(squeue -h -n perflab-grade)\" ]; do sleep 0.2; done; "
+                      "scontrol update " + node + " State=RESUME");
+    std::string err = test::read_file(dir + "/err");
+    INFO(err);
+    // Slurm's words for a drained node: ReqNodeNotAvail at first, a sentence later.
+    CHECK_THAT(err, Catch::Contains("Slurm keeps 1 task of this batch pending: ") && Catch::Contains("sinfo -R") &&
+                        (Catch::Contains("ReqNodeNotAvail") || Catch::Contains("DRAINED")));
+    CHECK_THAT(test::sh(env + "sinfo -h -N -o %t").out, !Catch::Contains("drain"));  // the next tests need the node
+}

@@ -336,6 +336,7 @@ private:
     std::vector<Submission> active_;
     std::vector<std::string> retry_;
     std::set<std::string> failed_ids_;
+    std::set<std::string> told_reasons_;  // pending reasons the instructor has been told
     std::set<std::string> known_arrays_;  // arrays scontrol still had a record of at the last look
     json state_;
     std::unique_ptr<Progress> progress_;
@@ -527,6 +528,7 @@ bool SlurmBatch::poll(std::size_t& running, std::size_t& pending) {
     std::map<std::pair<std::string, int>, LiveTask> live;
     for (const auto& t : parse_squeue(q.output)) live[{t.job, t.task}] = t;
     std::map<std::string, std::map<int, TaskEnd>> cache;
+    std::map<std::string, std::size_t> held;  // tasks Slurm keeps pending, by its reason
     running = pending = 0;
     for (auto& sub : active_) {
         for (auto& t : sub.tasks) {
@@ -539,12 +541,21 @@ bool SlurmBatch::poll(std::size_t& running, std::size_t& pending) {
             auto it = live.find({sub.job, t.index});
             if (it != live.end()) {
                 (it->second.state == "PENDING" ? pending : running) += missing;
+                if (it->second.state == "PENDING") ++held[it->second.reason];
                 continue;
             }
             failed(sub, t, task_end(sub.job, t.index, cache));
             t.handled = true;
         }
     }
+    // Waiting for a turn is Slurm's business; any other reason (a drained node, a
+    // partition down, an account limit) keeps the batch waiting until someone acts.
+    static const std::set<std::string> turn = {"None", "Priority", "Resources", "JobArrayTaskLimit"};
+    for (const auto& [reason, tasks] : held)
+        if (!turn.count(reason) && told_reasons_.insert(reason).second)
+            progress_->note(fmt::format("Slurm keeps {} task{} of this batch pending: {}; the batch waits until Slurm can "
+                                        "start them (see `sinfo -R`), or stop it with Ctrl-C and fix the cause",
+                                        tasks, tasks == 1 ? "" : "s", reason));
     std::erase_if(active_, [](const Submission& s) {
         return std::all_of(s.tasks.begin(), s.tasks.end(), [](const Task& t) { return t.handled; });
     });
