@@ -352,3 +352,33 @@ TEST_CASE("--explain --html puts every finding on the page, from the explain JSO
     require_healthy_page(dir + "/e.html", b);
     for (const auto& f : findings["findings"]) CHECK_THAT(b.dom, Catch::Contains("data-finding=\"" + f["id"].get<std::string>() + "\""));
 }
+
+namespace {
+// Text as the DOM dump writes it inside an element.
+std::string dom_text(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '&') out += "&amp;";
+        else if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else out += c;
+    }
+    return out;
+}
+}  // namespace
+
+TEST_CASE("a description or team holding markup is shown as text and the page still draws", "[report][pages]") {
+    const std::string dir = test::scratch_dir("page-markup");
+    auto r = test::run({test::build_driver("tests/fixtures/kernels/markup.c"), "--kernel", "rotate", "--dims", "32",
+                        "--max-samples", "3", "--json", dir + "/m.json", "--html", dir + "/m.html"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json report = json::parse(test::read_file(dir + "/m.json"));
+    CHECK(embedded(test::read_file(dir + "/m.html"), "perflab-report") == report);
+    Browsed b = browse(dir + "/m.html", false);
+    require_healthy_page(dir + "/m.html", b);
+    CHECK(body_number(b.dom, "data-variant-series") == timed_variants(report["kernels"]["rotate"]));
+    for (const auto& v : report["kernels"]["rotate"]["variants"])
+        CHECK_THAT(b.dom, Catch::Contains(dom_text(v["name"].get<std::string>())));
+    CHECK_THAT(b.dom, Catch::Contains(dom_text(report["team"]["name1"].get<std::string>())));
+}

@@ -21,17 +21,18 @@ std::string html_escape(const std::string& s) {
     return out;
 }
 
-// "</script" inside a block would end it early; "<\/" is the same JSON string.
+// Inside a <script> block "</script" ends it early, and "<!--" followed by
+// "<script" makes the parser look past the block's own end tag, taking the rest
+// of the page in (a student's description can hold either). "\u003c" is the same
+// JSON string, and '<' occurs nowhere else in JSON.
 std::string script_safe(const std::string& text) {
     std::string out;
     out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') {
-            out += "<\\/";
-            ++i;
-        } else {
-            out += text[i];
-        }
+    for (char c : text) {
+        if (c == '<')
+            out += "\\u003c";
+        else
+            out += c;
     }
     return out;
 }

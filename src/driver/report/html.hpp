@@ -25,7 +25,7 @@ extern const char* const kBatchPageJs;
 // One <script type="application/json" id=ID> block.
 struct PageBlock {
     std::string id;
-    std::string json;  // serialized JSON; "</" is escaped so it cannot end the block
+    std::string json;  // serialized JSON; every "<" is escaped so nothing in it can end the block
 };
 
 // A whole page: the blocks, Chart.js, the shared helpers and `view_js`.
