@@ -365,6 +365,14 @@ std::string dom_text(const std::string& text) {
     }
     return out;
 }
+
+// The text of the element carrying `attribute` (markup dropped), or "" if none.
+std::string element_text(const std::string& dom, const std::string& attribute) {
+    const auto at = dom.find(attribute);
+    if (at == std::string::npos) return "";
+    const auto end = dom.find("</div>", dom.find("</span>", at));
+    return std::regex_replace(dom.substr(at, end - at), std::regex("<[^>]*>|^[^>]*>"), "");
+}
 }  // namespace
 
 TEST_CASE("a description or team holding markup is shown as text and the page still draws", "[report][pages]") {
@@ -381,4 +389,27 @@ TEST_CASE("a description or team holding markup is shown as text and the page st
     for (const auto& v : report["kernels"]["rotate"]["variants"])
         CHECK_THAT(b.dom, Catch::Contains(dom_text(v["name"].get<std::string>())));
     CHECK_THAT(b.dom, Catch::Contains(dom_text(report["team"]["name1"].get<std::string>())));
+}
+
+TEST_CASE("the page's headline names the variant of the best speedup and the function the points are for", "[report][pages]") {
+    const std::string dir = test::scratch_dir("page-kpis");
+    // rotate() is slowed and graded; another variant is likely the best.
+    auto r = test::run({test::build_driver("tests/fixtures/kernels/slowable.c", "-DSLOW=6"), "--kernel", "rotate", "--dims",
+                        "64", "--max-samples", "5", "--json", dir + "/k.json", "--html", dir + "/k.html"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json k = json::parse(test::read_file(dir + "/k.json"))["kernels"]["rotate"];
+    REQUIRE(k["best"].is_object());
+    REQUIRE(k["points"].is_number());
+    Browsed b = browse(dir + "/k.html", false);
+    require_healthy_page(dir + "/k.html", b);
+    const std::string best = element_text(b.dom, "data-kpi=\"rotate-best\"");
+    INFO(best);
+    CHECK_THAT(best, Catch::Contains(fmt::format("{:.2f}", k["best"]["mean_speedup"].get<double>())));
+    CHECK_THAT(best, Catch::Contains(k["best"]["name"].get<std::string>()));
+    CHECK_THAT(best, !Catch::Contains("pts") && !Catch::Contains("points"));
+    const std::string points = element_text(b.dom, "data-kpi=\"rotate-points\"");
+    INFO(points);
+    CHECK_THAT(points, Catch::Contains(fmt::format("{:.1f}/", k["points"].get<double>())));
+    CHECK_THAT(points, Catch::Contains(k["points_from"].get<std::string>()));
 }
