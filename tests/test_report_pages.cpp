@@ -413,3 +413,21 @@ TEST_CASE("the page's headline names the variant of the best speedup and the fun
     CHECK_THAT(points, Catch::Contains(fmt::format("{:.1f}/", k["points"].get<double>())));
     CHECK_THAT(points, Catch::Contains(k["points_from"].get<std::string>()));
 }
+
+TEST_CASE("the page says what a hollow marker means for a run timed beside the oracle", "[report][pages]") {
+    const std::string dir = test::scratch_dir("page-hollow");
+    auto r = test::run({test::build_driver("tests/fixtures/kernels/fast.c"), "--kernel", "rotate", "--dims", "32",
+                        "--max-samples", "3", "--json", dir + "/h.json", "--html", dir + "/h.html"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json config = json::parse(test::read_file(dir + "/h.json"))["config"];
+    REQUIRE(config["baseline"] == "measured");
+    Browsed b = browse(dir + "/h.html", false);
+    require_healthy_page(dir + "/h.html", b);
+    // Convergence beside the oracle is the speedup's interval against the ratio
+    // tolerance (results.hpp), not the K fastest samples within epsilon.
+    const std::string tolerance = fmt::format("{:.1f}%", 100 * config["ratio_tolerance"].get<double>());
+    CHECK_THAT(b.dom, Catch::Contains("Hollow markers: the speedup\u2019s 95% interval beside the oracle stayed wider than \u00b1" +
+                                      tolerance));
+    CHECK_THAT(b.dom, !Catch::Contains("Hollow markers: the K fastest"));
+}

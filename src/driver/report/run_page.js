@@ -20,6 +20,13 @@ PL.run(function () {
              ticks: { callback: function (v) { return String(Math.round(Math.pow(2, v))); } } };
   }
 
+  // What "not converged" means depends on how the run was timed (results.hpp): beside
+  // the measured oracle, sampling stops once the speedup's interval is narrow enough.
+  var unsure = !report ? '' : report.config.baseline === 'measured'
+    ? 'the speedup\u2019s 95% interval beside the oracle stayed wider than \u00b1' + fmt(100 * report.config.ratio_tolerance, 1) +
+      '%, or the calls were not clearly slower than an empty call'
+    : 'the K fastest samples never agreed within epsilon (' + report.config.epsilon + '), or the calls were not clearly slower than an empty call';
+
   var title = report && report.team ? 'perflab: team ' + report.team.team : 'perflab report';
   if (grader) title = 'perflab feedback: ' + grader.id;
   page.appendChild(el('h1', { text: title }));
@@ -171,7 +178,7 @@ PL.run(function () {
             var p = c.raw; return c.dataset.label + ': dim ' + p.dim + ', CPE ' + fmt(p.y) +
               (p.converged === false ? ' (not converged)' : '') + (p.n ? ', ' + p.n + ' samples' : ''); } } } } }
       }, sets.length);
-      card.appendChild(el('p', { class: 'muted', text: 'Hollow markers: the K fastest samples never agreed within epsilon, so that figure is less certain.' }));
+      card.appendChild(el('p', { class: 'muted', text: 'Hollow markers: ' + unsure + ', so that figure is less certain.' }));
     }
 
     // Speedup against the scoring curve.
@@ -317,7 +324,9 @@ PL.run(function () {
       ['CPU', m.cpu_model + ' (' + m.logical_cpus + ' logical CPUs)'],
       ['Clock', m.clock.description + ' \u2013 ' + fmt(m.clock.frequency_hz / 1e9, 3) + ' GHz'],
       ['Pinned to', m.clock.pinned_cpu === null ? 'not pinned' : 'CPU ' + m.clock.pinned_cpu],
-      ['K-best', 'K=' + c.k + ', epsilon=' + c.epsilon + ', at most ' + c.max_samples + ' samples'],
+      ['K-best', 'K=' + c.k + ', epsilon=' + c.epsilon + ', at most ' + c.max_samples + ' samples' +
+                 (c.baseline === 'measured' ? '; beside the oracle, until the speedup\u2019s 95% interval is within \u00b1' +
+                                              fmt(100 * c.ratio_tolerance, 1) + '%' : '')],
       ['Inputs', c.seed === null ? 'from a secret key drawn for the run' : 'from seed ' + c.seed],
       ['Baseline', c.baseline], ['Scoring policy', c.policy],
       ['Cache cleared before each sample', Math.round(c.cache_clear_bytes / 1024) + ' KiB']];
