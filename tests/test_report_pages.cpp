@@ -11,6 +11,7 @@
 
 #include "driver/report/compare.hpp"
 #include "driver/report/report.hpp"
+#include "grader_outputs.hpp"
 #include "harness.hpp"
 #include "grader_outputs.hpp"
 #include "json_schema.hpp"
@@ -430,4 +431,39 @@ TEST_CASE("the page says what a hollow marker means for a run timed beside the o
     CHECK_THAT(b.dom, Catch::Contains("Hollow markers: the speedup\u2019s 95% interval beside the oracle stayed wider than \u00b1" +
                                       tolerance));
     CHECK_THAT(b.dom, !Catch::Contains("Hollow markers: the K fastest"));
+}
+
+TEST_CASE("the batch page's points bands hold each kernel's points on one scale when their maxima differ", "[report][pages][grader]") {
+    const std::string dir = test::scratch_dir("page-bands");
+    fs::create_directories(dir + "/handins");
+    fs::copy_file(test::fixture_handin("good"), dir + "/handins/good.c");
+    // Every correct kernel earns its maximum, 20 for rotate and 80 for smooth.
+    test::write_file(dir + "/policy.toml", "[rotate]\nmax_points = 20\ncurve = [[0, 20]]\n"
+                                           "[smooth]\nmax_points = 80\ncurve = [[0, 80]]\n");
+    auto r = test::run({repo("grader"), "grade", dir + "/handins", "--out", dir + "/out", "--trials", "1", "--policy",
+                        dir + "/policy.toml", "--driver-args", test::kQuickDriver});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json good = test::records_by_id(dir + "/out/results.jsonl").at("good");
+    REQUIRE(good["status"] == "ok");
+    Browsed b = browse(dir + "/out/report.html", false);
+    require_healthy_page(dir + "/out/report.html", b);
+    const json bands = json::parse(std::regex_replace(body_attribute(b.dom, "data-points-bands"), std::regex("&quot;"), "\""));
+    INFO(bands.dump());
+    // Each kernel's one hand-in sits in the band whose label holds its points.
+    for (const char* kernel : {"rotate", "smooth"}) {
+        const double points = good[std::string(kernel) + "_points"].get<double>();
+        int in_band = 0;
+        for (std::size_t i = 0; i < bands["labels"].size(); ++i) {
+            if (bands[kernel][i].get<int>() == 0) continue;
+            in_band += bands[kernel][i].get<int>();
+            const std::string label = bands["labels"][i].get<std::string>();
+            const auto dash = label.find("\u2013");
+            const double low = std::stod(label.substr(0, dash)), high = std::stod(label.substr(dash + 3));
+            INFO(kernel << " " << points << " in " << label);
+            CHECK(low <= points);
+            CHECK(points <= high);
+        }
+        CHECK(in_band == 1);
+    }
 }

@@ -79,14 +79,17 @@ PL.run(function () {
   // Points histogram per kernel.
   var c2 = el('div', { class: 'card' });
   grid.appendChild(c2);
+  // One scale of points for both kernels, so a band's label is true of both when
+  // the policy gives them different maxima.
   var bins = 10, labels = [];
   var maxp = Math.max(data.max_points.rotate, data.max_points.smooth);
-  for (var i = 0; i < bins; i++) labels.push(fmt(maxp * i / bins, 0) + '\u2013' + fmt(maxp * (i + 1) / bins, 0));
+  var digits = Number.isInteger(maxp / bins) ? 0 : 1;
+  for (var i = 0; i < bins; i++) labels.push(fmt(maxp * i / bins, digits) + '\u2013' + fmt(maxp * (i + 1) / bins, digits));
   var hist = ['rotate', 'smooth'].map(function (k, j) {
     var counts = labels.map(function () { return 0; });
     recs.forEach(function (r) {
       var p = r[k + '_points'];
-      counts[Math.min(bins - 1, Math.floor(p / data.max_points[k] * bins))]++;
+      counts[Math.min(bins - 1, Math.floor(p * bins / maxp))]++;
     });
     var s = PL.style(j);
     return { label: k, data: counts, backgroundColor: s.color, borderColor: '#000', borderWidth: 1,
@@ -133,5 +136,6 @@ PL.run(function () {
   c4.appendChild(ids.length ? el('ul', null, ids.map(function (id) { return el('li', { text: '\u2691 ' + id + ': ' + outlier[id].join(', ') }); }))
                             : el('p', { class: 'muted', text: 'None' + (recs.length < 4 ? ' (too few hand-ins to tell)' : '') + '.' }));
 
-  window.perflabExtra = { 'data-handins': recs.length, 'data-outliers': ids.length };
+  window.perflabExtra = { 'data-handins': recs.length, 'data-outliers': ids.length,
+                          'data-points-bands': JSON.stringify({ labels: labels, rotate: hist[0].data, smooth: hist[1].data }) };
 });
