@@ -467,3 +467,20 @@ TEST_CASE("the batch page's points bands hold each kernel's points on one scale 
         CHECK(in_band == 1);
     }
 }
+
+TEST_CASE("the batch page says how a default batch was baselined rather than that none was measured", "[report][pages][grader]") {
+    const std::string dir = test::scratch_dir("page-interleaved");
+    fs::create_directories(dir + "/handins");
+    fs::copy_file(test::fixture_handin("good"), dir + "/handins/good.c");
+    auto r = test::run({repo("grader"), "grade", dir + "/handins", "--out", dir + "/out", "--trials", "1", "--driver-args",
+                        test::kQuickDriver});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    // batch.json says how the batch was baselined; the page, made from OUT, must agree.
+    REQUIRE(json::parse(test::read_file(dir + "/out/batch.json"))["baseline"] == "interleaved");
+    Browsed b = browse(dir + "/out/report.html", false);
+    require_healthy_page(dir + "/out/report.html", b);
+    CHECK_THAT(b.dom, Catch::Contains("each run timed the naive oracle in turns with its own kernels"));
+    CHECK_THAT(b.dom, !Catch::Contains("0 baseline measurements"));
+    CHECK_THAT(b.dom, !Catch::Contains("a fixed --baseline file was used"));
+}

@@ -8,8 +8,14 @@ PL.run(function () {
   page.textContent = '';
   var recs = data.records;
   page.appendChild(el('h1', { text: 'perflab batch: ' + recs.length + ' hand-ins graded' }));
-  page.appendChild(el('p', { class: 'sub', text: 'Policy: ' + data.policy + ' \u00b7 ' + data.baselines.length +
-                                                ' baseline measurement' + (data.baselines.length === 1 ? '' : 's') }));
+  // How the batch was baselined, from what OUT holds: measured baselines (with
+  // --recalibrate-every), else a record naming the --baseline file it used, else
+  // (the default) each run timed the oracle beside its own kernels.
+  var fixedBaseline = data.baselines.length ? null : recs.map(function (r) { return r.baseline; }).filter(function (b) { return b; })[0];
+  var baselineText = data.baselines.length ? data.baselines.length + ' baseline measurement' + (data.baselines.length === 1 ? '' : 's')
+    : fixedBaseline ? 'a fixed baseline, ' + fixedBaseline
+    : recs.length ? 'each run timed the naive oracle in turns with its own kernels' : 'nothing graded yet';
+  page.appendChild(el('p', { class: 'sub', text: 'Policy: ' + data.policy + ' \u00b7 ' + baselineText }));
 
   // Outliers: speedups beyond Tukey's fences (1.5 IQR past the quartiles) among
   // the hand-ins that passed - worth a look for a measurement gone wrong or a trick.
@@ -125,7 +131,10 @@ PL.run(function () {
       data.baselines[data.baselines.length - 1].file + ' is the latest). Drift shows as a trend, noise as scatter between neighbours.' }));
   } else {
     c3.appendChild(el('h3', { text: 'Baseline' }));
-    c3.appendChild(el('p', { text: 'No baseline measured in this batch: a fixed --baseline file was used, or nothing has been graded yet.' }));
+    c3.appendChild(el('p', { text: fixedBaseline ? 'Every hand-in was scored against the fixed baseline ' + fixedBaseline + '.'
+      : recs.length ? 'No batch baseline to drift: each hand-in\u2019s run timed the naive oracle in turns with its own kernels and ' +
+                      'took the median of the per-round ratios (the default; --recalibrate-every measures one for the batch).'
+      : 'Nothing graded yet.' }));
   }
 
   // Outliers.
