@@ -484,3 +484,24 @@ TEST_CASE("the batch page says how a default batch was baselined rather than tha
     CHECK_THAT(b.dom, !Catch::Contains("0 baseline measurements"));
     CHECK_THAT(b.dom, !Catch::Contains("a fixed --baseline file was used"));
 }
+
+TEST_CASE("a feedback page graded from several trials says its charted run's points are not the grade", "[report][pages][grader]") {
+    const std::string dir = test::scratch_dir("page-trials");
+    fs::create_directories(dir + "/handins");
+    fs::copy_file(test::fixture_handin("good"), dir + "/handins/good.c");
+    auto r = test::run({repo("grader"), "grade", dir + "/handins", "--out", dir + "/out", "--trials", "2", "--driver-args",
+                        test::kQuickDriver});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json good = test::records_by_id(dir + "/out/results.jsonl").at("good");
+    const int trials = good["trials"].get<int>();
+    REQUIRE(trials > 1);
+    Browsed b = browse(dir + "/out/feedback/good.html", false);
+    require_healthy_page(dir + "/out/feedback/good.html", b);
+    const std::string total = element_text(b.dom, "data-kpi=\"total\"");
+    INFO(total);
+    CHECK_THAT(total, Catch::Contains(fmt::format("the median of {} runs", trials)));
+    CHECK_THAT(b.dom, Catch::Contains(fmt::format("The charts show the last of {} timed runs", trials)));
+    // The collapsed text is feedback/ID.txt, the grader's verdict above the driver's output.
+    CHECK_THAT(b.dom, Catch::Contains("The text feedback (feedback/good.txt)"));
+}

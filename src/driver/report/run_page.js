@@ -43,9 +43,11 @@ PL.run(function () {
                       ' ', fmt(grader.total, 1) + ' points (rotate ' + fmt(grader.rotate_points, 1) + ', smooth ' +
                       fmt(grader.smooth_points, 1) + ')']),
       el('p', { text: grader.reason }),
-      report ? el('p', { class: 'muted', text: 'The charts show the last of ' + grader.trials +
-                                            ' timed runs; the grade uses the median speedup over all of them.' }) : null,
-      grader.feedback ? el('details', null, [el('summary', { text: 'The driver\u2019s text output' }),
+      report ? el('p', { class: 'muted', text: grader.trials > 1
+        ? 'The charts show the last of ' + grader.trials + ' timed runs; the grade uses the median speedup over all of them.'
+        : 'The charts show the timed run the grade is from.' }) : null,
+      // The grader's text feedback: its verdict and the driver's output, or the build's log.
+      grader.feedback ? el('details', null, [el('summary', { text: 'The text feedback (feedback/' + grader.id + '.txt)' }),
                                              el('pre', { text: grader.feedback })]) : null]);
     page.appendChild(g);
   }
@@ -53,8 +55,11 @@ PL.run(function () {
 
   // Headline figures.
   var kpis = el('div', { class: 'kpis' });
+  // Under a grade from several trials the points here are the charted run's, not the grade's.
+  var ofRun = grader && grader.trials > 1 ? ' in the run charted below (the grade above is the median of ' + grader.trials + ' runs)' : '';
   if (report.total_points !== null)
-    kpis.appendChild(el('div', { class: 'kpi' }, [el('b', { text: fmt(report.total_points, 1) }), el('span', { text: 'points in total' })]));
+    kpis.appendChild(el('div', { class: 'kpi', 'data-kpi': 'total' }, [el('b', { text: fmt(report.total_points, 1) }),
+      el('span', { text: 'points in total' + ofRun })]));
   // The points are the graded function's and the best speedup may be another
   // variant's: each figure names its own, so neither reads as the other's.
   Object.keys(report.kernels).forEach(function (name) {
@@ -65,7 +70,7 @@ PL.run(function () {
     if (k.points !== null)
       kpis.appendChild(el('div', { class: 'kpi', 'data-kpi': name + '-points' }, [
         el('b', { text: fmt(k.points, 1) + '/' + k.max_points }),
-        el('span', { text: name + ' points, for ' + short(k.points_from) })]));
+        el('span', { text: name + ' points, for ' + short(k.points_from) + ofRun })]));
   });
   page.appendChild(kpis);
   [report.clock_notice, report.counters_unavailable, report.simulation_unavailable].forEach(function (n) {
