@@ -58,7 +58,7 @@ TEST_LIBS   += $(DRIVER_LIB) $(COMMON_LIB)
 # The grader reads hand-in archives too.
 PERFLAB_LDLIBS := $(DRIVER_LDLIBS) -larchive
 include src/grader/grader.mk probe/hierarchy.mk probe/cachesim.mk \
-        handout/handout.mk bench/bench.mk bench/reference_timing.mk tests/tests.mk
+        handout/handout.mk bench/bench.mk bench/reference_timing.mk tests/tests.mk mk/screenshots.mk
 
 .PHONY: all clean
 all: $(ALL_TARGETS)

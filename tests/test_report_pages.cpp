@@ -505,3 +505,10 @@ TEST_CASE("a feedback page graded from several trials says its charted run's poi
     // The collapsed text is feedback/ID.txt, the grader's verdict above the driver's output.
     CHECK_THAT(b.dom, Catch::Contains("The text feedback (feedback/good.txt)"));
 }
+
+TEST_CASE("make screenshots (the README's way to take its pictures of the pages) is a Makefile target", "[report][pages]") {
+    auto r = test::run({"make", "-n", "-C", repo("."), "screenshots"});
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("mk/screenshots.sh"));
+}
