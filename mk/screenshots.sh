@@ -38,4 +38,4 @@ for f in tests/fixtures/handins/{good,fakescore,wrong,segfault,forks}.c; do
 done
 ./grader grade "$work/handins" --out "$work/batch" --trials 1 --recalibrate-every 2 \
   --driver-args "--dims 64,128,256 --max-samples 5 --timeout 2" 2>/dev/null
-shot "$work/batch/report.html" "$out/page-instructor.png" 1700
+shot "$work/batch/report.html" "$out/page-instructor.png" 2000
