@@ -512,3 +512,22 @@ TEST_CASE("make screenshots (the README's way to take its pictures of the pages)
     CHECK(r.status == 0);
     CHECK_THAT(r.out, Catch::Contains("mk/screenshots.sh"));
 }
+
+TEST_CASE("an unregistered graded function is labelled graded once in the charts", "[report][pages]") {
+    const std::string dir = test::scratch_dir("page-graded-label");
+    // registration.c does not register its rotate(), which the driver times as graded anyway.
+    auto r = test::run({test::build_driver("tests/fixtures/kernels/registration.c"), "--kernel", "rotate", "--dims", "32",
+                        "--max-samples", "3", "--json", dir + "/g.json", "--html", dir + "/g.html"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json report = json::parse(test::read_file(dir + "/g.json"));
+    std::string name;
+    for (const auto& v : report["kernels"]["rotate"]["variants"])
+        if (v["graded"].get<bool>()) name = v["name"].get<std::string>();
+    REQUIRE(name == "rotate() function (graded; not registered)");
+    Browsed b = browse(dir + "/g.html", false);
+    require_healthy_page(dir + "/g.html", b);
+    // The legends, which the canvases carry in their labels.
+    CHECK(count_matches(b.dom, "aria-label=\"CPE[^\"]*" + std::regex_replace(name, std::regex(R"([()])"), R"(\$&)")) == 1);
+    CHECK_THAT(b.dom, !Catch::Contains("(graded; not registered) (graded)"));
+}

@@ -51,6 +51,8 @@ var PL = (function () {
     config.options.plugins.legend.labels = Object.assign({ usePointStyle: true, boxWidth: 30, font: { size: 12 } },
                                                          config.options.plugins.legend.labels || {});
     var c = new Chart(canvas.getContext('2d'), config);
+    // The legend is drawn on the canvas: a screen reader (and a test) gets it from the label.
+    canvas.setAttribute('aria-label', title + ': ' + config.data.datasets.map(function (d) { return d.label; }).join('; '));
     canvas.setAttribute('data-series', String(series));
     seriesCount += series;
     charts.push(c);

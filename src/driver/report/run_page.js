@@ -12,6 +12,8 @@ PL.run(function () {
   var log2 = function (d) { return Math.log(d) / Math.LN2; };
   // Legends keep one line per series; the tables below carry the full names.
   var short = function (name) { return name.length > 48 ? name.slice(0, 46) + '\u2026' : name; };
+  // The driver already names an unregistered graded function "rotate() function (graded; not registered)".
+  var graded = function (v) { return v.graded && !/\(graded/.test(v.name) ? ' (graded)' : ''; };
   // A log2 dim axis whose ticks are exactly the dims measured.
   function dimAxis(dims, pad) {
     return { type: 'linear', title: { display: true, text: 'dim (log scale)' },
@@ -160,7 +162,7 @@ PL.run(function () {
       grid.appendChild(card);
       var sets = timed.map(function (v, i) {
         var s = PL.style(i);
-        return { label: short(v.name) + (v.graded ? ' (graded)' : '') + (v.converged ? '' : ' \u2013 not converged'),
+        return { label: short(v.name) + graded(v) + (v.converged ? '' : ' \u2013 not converged'),
                  data: v.dims.map(function (d) { return { x: log2(d.dim), y: d.cpe, dim: d.dim, converged: d.converged, n: d.samples }; }),
                  borderColor: s.color, backgroundColor: s.color, borderDash: s.dash, pointStyle: s.shape,
                  pointRadius: 5, borderWidth: v.graded ? 3 : 2,
@@ -204,7 +206,7 @@ PL.run(function () {
                      pointRadius: 0, borderWidth: 2, borderDash: [6, 3] }];
       scored.forEach(function (v, i) {
         var s = PL.style(timed.indexOf(v));
-        sets2.push({ label: short(v.name) + ': ' + fmt(v.mean_speedup) + '\u00d7 \u2192 ' + fmt(v.points, 1) + ' pts' + (v.graded ? ' (graded)' : ''),
+        sets2.push({ label: short(v.name) + ': ' + fmt(v.mean_speedup) + '\u00d7 \u2192 ' + fmt(v.points, 1) + ' pts' + graded(v),
                      data: [{ x: v.mean_speedup, y: v.points }], type: 'scatter', borderColor: s.color, backgroundColor: s.color,
                      pointStyle: s.shape, pointRadius: v.graded ? 9 : 7 });
       });
