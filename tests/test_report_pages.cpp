@@ -374,6 +374,20 @@ std::string element_text(const std::string& dom, const std::string& attribute) {
     const auto end = dom.find("</div>", dom.find("</span>", at));
     return std::regex_replace(dom.substr(at, end - at), std::regex("<[^>]*>|^[^>]*>"), "");
 }
+
+// A batch of the one good fixture hand-in, graded into DIR/out with the quick settings.
+std::string grade_good_handin(const std::string& name, std::vector<std::string> extra) {
+    const std::string dir = test::scratch_dir(name);
+    fs::create_directories(dir + "/handins");
+    fs::copy_file(test::fixture_handin("good"), dir + "/handins/good.c");
+    std::vector<std::string> argv{repo("grader"), "grade", dir + "/handins", "--out", dir + "/out", "--driver-args",
+                                  test::kQuickDriver};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto r = test::run(argv);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return dir;
+}
 }  // namespace
 
 TEST_CASE("a description or team holding markup is shown as text and the page still draws", "[report][pages]") {
@@ -434,16 +448,11 @@ TEST_CASE("the page says what a hollow marker means for a run timed beside the o
 }
 
 TEST_CASE("the batch page's points bands hold each kernel's points on one scale when their maxima differ", "[report][pages][grader]") {
-    const std::string dir = test::scratch_dir("page-bands");
-    fs::create_directories(dir + "/handins");
-    fs::copy_file(test::fixture_handin("good"), dir + "/handins/good.c");
     // Every correct kernel earns its maximum, 20 for rotate and 80 for smooth.
-    test::write_file(dir + "/policy.toml", "[rotate]\nmax_points = 20\ncurve = [[0, 20]]\n"
-                                           "[smooth]\nmax_points = 80\ncurve = [[0, 80]]\n");
-    auto r = test::run({repo("grader"), "grade", dir + "/handins", "--out", dir + "/out", "--trials", "1", "--policy",
-                        dir + "/policy.toml", "--driver-args", test::kQuickDriver});
-    INFO(r.err);
-    REQUIRE(r.status == 0);
+    const std::string policy = test::scratch_dir("page-bands-policy") + "/policy.toml";
+    test::write_file(policy, "[rotate]\nmax_points = 20\ncurve = [[0, 20]]\n"
+                             "[smooth]\nmax_points = 80\ncurve = [[0, 80]]\n");
+    const std::string dir = grade_good_handin("page-bands", {"--trials", "1", "--policy", policy});
     const json good = test::records_by_id(dir + "/out/results.jsonl").at("good");
     REQUIRE(good["status"] == "ok");
     Browsed b = browse(dir + "/out/report.html", false);
@@ -469,13 +478,7 @@ TEST_CASE("the batch page's points bands hold each kernel's points on one scale 
 }
 
 TEST_CASE("the batch page says how a default batch was baselined rather than that none was measured", "[report][pages][grader]") {
-    const std::string dir = test::scratch_dir("page-interleaved");
-    fs::create_directories(dir + "/handins");
-    fs::copy_file(test::fixture_handin("good"), dir + "/handins/good.c");
-    auto r = test::run({repo("grader"), "grade", dir + "/handins", "--out", dir + "/out", "--trials", "1", "--driver-args",
-                        test::kQuickDriver});
-    INFO(r.err);
-    REQUIRE(r.status == 0);
+    const std::string dir = grade_good_handin("page-interleaved", {"--trials", "1"});
     // batch.json says how the batch was baselined; the page, made from OUT, must agree.
     REQUIRE(json::parse(test::read_file(dir + "/out/batch.json"))["baseline"] == "interleaved");
     Browsed b = browse(dir + "/out/report.html", false);
@@ -486,13 +489,7 @@ TEST_CASE("the batch page says how a default batch was baselined rather than tha
 }
 
 TEST_CASE("a feedback page graded from several trials says its charted run's points are not the grade", "[report][pages][grader]") {
-    const std::string dir = test::scratch_dir("page-trials");
-    fs::create_directories(dir + "/handins");
-    fs::copy_file(test::fixture_handin("good"), dir + "/handins/good.c");
-    auto r = test::run({repo("grader"), "grade", dir + "/handins", "--out", dir + "/out", "--trials", "2", "--driver-args",
-                        test::kQuickDriver});
-    INFO(r.err);
-    REQUIRE(r.status == 0);
+    const std::string dir = grade_good_handin("page-trials", {"--trials", "2"});
     const json good = test::records_by_id(dir + "/out/results.jsonl").at("good");
     const int trials = good["trials"].get<int>();
     REQUIRE(trials > 1);

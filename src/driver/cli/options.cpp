@@ -109,11 +109,15 @@ ParseOutcome parse_options(int argc, char** argv) {
         ->check(CLI::Range(1u, 3600u));
     app.add_option("--cpu", o.cpu, "Pin to this CPU while timing (default: the last allowed CPU)");
     app.add_flag("--counters", o.counters, "Add hardware counter rows (libpfm4) per variant and dimension");
-    app.add_option("--events", o.events, "libpfm4 event names to count (implies --counters)")->delimiter(',')->option_text("A,B,...");
-    app.add_option("--clock", o.clock, "Cycle source: tsc; cycles is accepted but still times in TSC cycles (kernels run in their own host)")
+    app.add_option("--events", o.events, "libpfm4 event names to count (implies --counters)")
+        ->delimiter(',')
+        ->option_text("A,B,...");
+    app.add_option("--clock", o.clock,
+                   "Cycle source: tsc; cycles is accepted but still times in TSC cycles (kernels run in their own host)")
         ->check(CLI::IsMember({"tsc", "cycles"}));
     app.add_flag("--simulate", o.simulate, "Simulate D1/LL misses per pixel with cachegrind");
-    app.add_option("--cache-geometry", o.cache_geometry, "Cache geometry to simulate (implies --simulate), D1=size,assoc,line:LL=...")
+    app.add_option("--cache-geometry", o.cache_geometry,
+                   "Cache geometry to simulate (implies --simulate), D1=size,assoc,line:LL=...")
         ->option_text("SPEC");
     app.add_flag("--explain", o.explain, "Diagnose why a speedup is what it is")->excludes(compare_opt);
     app.add_option("--host", o.host, "The kernel host built from kernels.c (default: kernel-host beside the driver)")
