@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <tuple>
 
 #include <ctime>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "common/atomic_file.hpp"
 #include "common/scratch_dir.hpp"
 #include "batch_lock.hpp"
+#include "baseline_files.hpp"
 #include "batch_page.hpp"
 #include "batch_resume.hpp"
 #include "calibration.hpp"
@@ -50,23 +50,11 @@ void commit_graded(const std::string& out, ResultsStore& store, const Graded& g,
 namespace {
 
 // Every baseline a record of DIR points to, whichever run measured it, so
-// batch.json lists them all after a resume: the files in DIR/baselines/ (named
-// START-AFTER.toml) in the order they were measured, then any other a record names.
+// batch.json lists them all after a resume: the files this batch's runs measured
+// in DIR/baselines/, in the order they were measured, then any other a record names.
 void adopt_earlier_baselines(Calibrator& calibrator, const std::string& out, const ResultsStore& store) {
-    std::vector<std::tuple<long long, std::size_t, std::string>> found;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(out + "/baselines", ec)) {
-        const std::string stem = e.path().stem().string();
-        auto dash = stem.find('-');
-        if (e.path().extension() != ".toml" || dash == std::string::npos) continue;
-        try {
-            found.emplace_back(std::stoll(stem.substr(0, dash)), std::stoul(stem.substr(dash + 1)), e.path().string());
-        } catch (const std::exception&) {
-            // Not a batch baseline (a Slurm node's is slurm-JOB_TASK-NODE.toml).
-        }
-    }
-    std::sort(found.begin(), found.end());
-    for (const auto& [start, after, path] : found) calibrator.adopt(path, after);
+    for (const auto& m : measured_baselines(out + "/baselines"))
+        if (!m.from_slurm) calibrator.adopt(m.path, m.after_handins);
     for (const auto& r : store.records())
         if (!r.baseline.empty()) calibrator.adopt(r.baseline, 0);
 }

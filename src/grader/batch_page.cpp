@@ -5,8 +5,8 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
-#include <tuple>
 
+#include "baseline_files.hpp"
 #include "common/atomic_file.hpp"
 #include "driver/core/baseline.hpp"
 #include "driver/report/html.hpp"
@@ -39,44 +39,17 @@ json records_in_grading_order(const std::string& path) {
     return out;
 }
 
-// When a baseline file was measured, as keys that sort in time order, and how
-// many hand-ins its process had graded by then: baselines/STAMP-AFTER.toml of a
-// local batch (the grader process's start in ns, that count), or
-// baselines/slurm-JOB_TASK-NODE.toml of a Slurm batch (its array job and task;
-// a task measures before it grades, so after none, and it has no start time).
-std::optional<std::tuple<long long, long long, long long, bool>> measured_when(const std::string& stem) {
-    const std::string slurm = "slurm-";
-    const bool from_slurm = stem.rfind(slurm, 0) == 0;
-    const std::string rest = from_slurm ? stem.substr(slurm.size()) : stem;
-    const auto sep = rest.find(from_slurm ? '_' : '-');
-    if (sep == std::string::npos) return std::nullopt;
-    try {
-        long long first = std::stoll(rest.substr(0, sep)), second = std::stoll(rest.substr(sep + 1));
-        return std::tuple{first, second, from_slurm ? 0 : second, from_slurm};
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
-
 json baselines_in_time_order(const std::string& dir) {
-    std::vector<std::tuple<long long, long long, long long, bool, std::string>> found;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-        if (e.path().extension() != ".toml") continue;
-        if (auto when = measured_when(e.path().stem().string()))
-            found.emplace_back(std::get<0>(*when), std::get<1>(*when), std::get<2>(*when), std::get<3>(*when), e.path().string());
-    }
-    std::sort(found.begin(), found.end());
     json out = json::array();
-    for (const auto& [stamp, order, after, slurm, path] : found) {
+    for (const auto& m : measured_baselines(dir)) {
         try {
-            BaselineFile b = load_baseline(path);
+            BaselineFile b = load_baseline(m.path);
             json rotate = json::object(), smooth = json::object();
             for (const auto& [dim, cpe] : b.rotate) rotate[std::to_string(dim)] = cpe;
             for (const auto& [dim, cpe] : b.smooth) smooth[std::to_string(dim)] = cpe;
-            out.push_back({{"file", fs::path(path).filename().string()},
-                           {"started", slurm ? json() : json(stamp)},
-                           {"after_handins", after},
+            out.push_back({{"file", fs::path(m.path).filename().string()},
+                           {"started", m.from_slurm ? json() : json(m.started_ns)},
+                           {"after_handins", m.after_handins},
                            {"rotate", rotate},
                            {"smooth", smooth}});
         } catch (const std::exception&) {
