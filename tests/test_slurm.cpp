@@ -107,6 +107,42 @@ std::string make_handins(const std::string& dir, const std::map<std::string, std
     return handins;
 }
 
+// DIR/bin/TOOL runs the real TOOL, except that while DIR/down exists it fails on
+// the calls whose arguments match the shell PATTERN, as Slurm's tools do when the
+// controller does not answer. Returns the directory to put first on PATH.
+std::string flaky_tool(const std::string& dir, const std::string& tool, const std::string& pattern) {
+    std::string real = test::sh("command -v " + tool).out;
+    real.erase(real.find_last_not_of('\n') + 1);
+    REQUIRE(!real.empty());
+    std::string wrapper = dir + "/bin/" + tool;
+    test::write_file(wrapper, fmt::format("#!/bin/sh\n"
+                                          "case \" $* \" in {}) if [ -e '{}/down' ]; then\n"
+                                          "  echo '{}: error: Unable to contact slurm controller (connect failure)' >&2; exit 1\n"
+                                          "fi;; esac\n"
+                                          "exec '{}' \"$@\"\n",
+                                          pattern, dir, tool, real));
+    fs::permissions(wrapper, fs::perms::owner_all);
+    return dir + "/bin";
+}
+
+// Runs the Slurm batch of HANDINS with ARGS added in the background, cancels its
+// array's task 1 while it waits behind task 0 with DIR/down in place, and takes
+// DIR/down away once the grader's stderr (DIR/err) says SEEN. Returns the shell's result.
+test::CommandResult cancel_while_down(const Cluster& cluster, const std::string& dir, const std::string& handins,
+                               const std::vector<std::string>& args, const std::string& path, const std::string& seen) {
+    auto argv = slurm_argv(handins, dir + "/out");
+    argv.insert(argv.end(), args.begin(), args.end());
+    return test::sh("export SLURM_CONF=" + cluster.conf() + " PATH=" + path + ":$PATH; " + shell_line(argv) + " 2>" + dir +
+                    "/err & pid=$!\n" + R"(
+first=; for i in $(seq 600); do first=$(squeue -h -o %F -n perflab-grade | head -n 1); [ -n "$first" ] && break; sleep 0.1; done
+[ -n "$first" ] || { kill $pid; echo "no job"; exit 1; }
+touch )" + dir + R"(/down
+scancel "${first}_1"
+for i in $(seq 600); do grep -qs ')" + seen + "' " + dir + R"(/err && break; sleep 0.1; done
+rm -f )" + dir + R"(/down
+wait $pid
+)");
+}
 
 std::string host() {
     char h[256] = "";
@@ -456,4 +492,40 @@ TEST_CASE("a task Slurm cannot start (its node drained) is named with Slurm's re
     CHECK_THAT(err, Catch::Contains("Slurm keeps 1 task of this batch pending: ") && Catch::Contains("sinfo -R") &&
                         (Catch::Contains("ReqNodeNotAvail") || Catch::Contains("DRAINED")));
     CHECK_THAT(test::sh(env + "sinfo -h -N -o %t").out, !Catch::Contains("drain"));  // the next tests need the node
+}
+
+TEST_CASE("a controller that does not answer scontrol is asked again, not taken for a job past MinJobAge", "[slurm]") {
+    NEED_CLUSTER();
+    std::string dir = test::scratch_dir("slurm-scontrol-down");
+    std::string handins = make_handins(dir, {{"a", "good"}, {"b", "good"}});
+    std::string path = flaky_tool(dir, "scontrol", "*' show job '*");
+    auto r = cancel_while_down(cluster, dir, handins, {"--array-limit", "1", "--slurm-retries", "0"}, path,
+                               "scontrol could not say");
+    std::string err = test::read_file(dir + "/err");
+    INFO(r.out << err);
+    CHECK_THAT(err, Catch::Contains("scontrol could not say how Slurm job") &&
+                        Catch::Contains("Unable to contact slurm controller") && Catch::Contains("asking again"));
+    auto records = records_by_id(dir + "/out/results.jsonl");
+    REQUIRE(records.size() == 2);
+    CHECK(records["a"]["status"] == "ok");
+    // Once the controller answers, the task's real end is what the record gives.
+    CHECK(records["b"]["status"] == "internal-error");
+    CHECK_THAT(records["b"]["reason"].get<std::string>(), Catch::Contains("CANCELLED") && !Catch::Contains("MinJobAge"));
+}
+
+TEST_CASE("sbatch failing on a resubmission is tried again, not blamed on --partition", "[slurm]") {
+    NEED_CLUSTER();
+    std::string dir = test::scratch_dir("slurm-sbatch-down");
+    std::string handins = make_handins(dir, {{"a", "good"}, {"b", "good"}});
+    std::string path = flaky_tool(dir, "sbatch", "*");
+    auto r = cancel_while_down(cluster, dir, handins, {"--array-limit", "1", "--slurm-retries", "1"}, path,
+                               "sbatch failed resubmitting");
+    std::string err = test::read_file(dir + "/err");
+    INFO(r.out << err);
+    CHECK(r.status == 0);
+    CHECK_THAT(err, Catch::Contains("sbatch failed resubmitting hand-ins") && !Catch::Contains("--partition"));
+    auto records = records_by_id(dir + "/out/results.jsonl");
+    REQUIRE(records.size() == 2);
+    CHECK(records["a"]["status"] == "ok");
+    CHECK(records["b"]["status"] == "ok");
 }

@@ -119,6 +119,12 @@ bool all_digits(const std::string& s) {
     return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// What scontrol says of a job slurmctld no longer holds (past MinJobAge), as
+// opposed to a controller it could not reach.
+bool forgotten_job(const std::string& scontrol_output) {
+    return scontrol_output.find("Invalid job id specified") != std::string::npos;
+}
+
 std::vector<std::string> split(const std::string& s, char sep) {
     std::vector<std::string> out;
     std::string part;
@@ -317,10 +323,14 @@ private:
     };
 
     void merge_records();
-    void submit(const std::vector<std::string>& ids);
+    bool submit(const std::vector<std::string>& ids);
     void cancel(const std::string& job);
     bool poll(std::size_t& running, std::size_t& pending);
-    TaskEnd task_end(const std::string& job, int task, std::map<std::string, std::map<int, TaskEnd>>& cache);
+    // How each task of a job ended, by task; nullopt while Slurm cannot say.
+    using JobEnds = std::optional<std::map<int, TaskEnd>>;
+    std::optional<TaskEnd> task_end(const std::string& job, int task, std::map<std::string, JobEnds>& cache);
+    // Each note once per run; KEY, when given, is what makes two notes the same.
+    void tell_once(const std::string& note, const std::string& key = "");
     void failed(const Submission& sub, const Task& t, const TaskEnd& end);
     void write_batch_json();
     void save_state();
@@ -336,7 +346,7 @@ private:
     std::vector<Submission> active_;
     std::vector<std::string> retry_;
     std::set<std::string> failed_ids_;
-    std::set<std::string> told_reasons_;  // pending reasons the instructor has been told
+    std::set<std::string> told_;          // notes the instructor has been given once already
     std::set<std::string> known_arrays_;  // arrays scontrol still had a record of at the last look
     json state_;
     std::unique_ptr<Progress> progress_;
@@ -378,8 +388,16 @@ void SlurmBatch::merge_records() {
     }
 }
 
-void SlurmBatch::submit(const std::vector<std::string>& ids) {
-    if (ids.empty()) return;
+void SlurmBatch::tell_once(const std::string& note, const std::string& key) {
+    if (told_.insert(key.empty() ? note : key).second) progress_->note(note);
+}
+
+// Returns false when sbatch refused a job it has accepted before with the same
+// settings: the controller is down or busy, which waiting mends; the caller
+// tries again at its next poll.
+bool SlurmBatch::submit(const std::vector<std::string>& ids) {
+    if (ids.empty()) return true;
+    const bool accepted_before = !state_["submissions"].empty();
     int number = state_["next_submission"].get<int>();
     state_["next_submission"] = number + 1;
     Submission sub{number, "", {}};
@@ -434,6 +452,12 @@ void SlurmBatch::submit(const std::vector<std::string>& ids) {
     argv.insert(argv.end(), s_.sbatch_args.begin(), s_.sbatch_args.end());
     argv.push_back(files_.script(number));
     Finished f = run_tool(argv);
+    if (!f.exited_ok() && accepted_before) {
+        tell_once(fmt::format("sbatch failed resubmitting hand-ins ({}); trying again while Slurm recovers "
+                              "(every record so far is kept: Ctrl-C and the same command later resumes)",
+                              first_line(f.output)));
+        return false;
+    }
     if (!f.exited_ok())
         throw std::runtime_error(fmt::format("sbatch refused the batch ({}): check --partition and --sbatch-args, "
                                              "and that `sinfo` works on this host",
@@ -448,11 +472,12 @@ void SlurmBatch::submit(const std::vector<std::string>& ids) {
     progress_->note(fmt::format("submitted {} hand-in{} as Slurm job array {} ({} task{})", ids.size(),
                                 ids.size() == 1 ? "" : "s", sub.job, sub.tasks.size(), sub.tasks.size() == 1 ? "" : "s"));
     active_.push_back(sub);
+    return true;
 }
 
 void SlurmBatch::cancel(const std::string& job) { run_tool({"scancel", job}); }
 
-TaskEnd SlurmBatch::task_end(const std::string& job, int task, std::map<std::string, std::map<int, TaskEnd>>& cache) {
+std::optional<TaskEnd> SlurmBatch::task_end(const std::string& job, int task, std::map<std::string, JobEnds>& cache) {
     if (!cache.count(job)) {
         // sacct is Slurm's record of finished jobs, when the cluster keeps an
         // accounting database; without one it has no data, and scontrol still
@@ -472,17 +497,25 @@ TaskEnd SlurmBatch::task_end(const std::string& job, int task, std::map<std::str
             // slurmctld: it just drops out of the array's pending set. A task the
             // array still knows but that is in neither set never ran.
             if (!c.output.empty()) known_arrays_.insert(job);
+        } else if (ends.empty() && !forgotten_job(c.output)) {
+            // The controller did not answer: the task's end is not known yet, and
+            // guessing it would spend one of the hand-in's retries.
+            tell_once(fmt::format("scontrol could not say how Slurm job {} ended ({}); asking again", job,
+                                  first_line(c.output)));
+            cache[job] = std::nullopt;
+            return std::nullopt;
         }
         cache[job] = ends;
     }
-    auto it = cache[job].find(task);
-    if (it != cache[job].end()) return it->second;
+    if (!cache[job]) return std::nullopt;
+    auto it = cache[job]->find(task);
+    if (it != cache[job]->end()) return it->second;
     if (known_arrays_.count(job))
-        return {"CANCELLED", "", "", "",
-                "scontrol: the array no longer lists the task as pending and has no record of it running, which is "
-                "what scancel of a pending task leaves"};
-    return {"UNKNOWN", "", "", "",
-            "neither sacct (no accounting data) nor scontrol (the job is older than MinJobAge) knows it"};
+        return TaskEnd{"CANCELLED", "", "", "",
+                       "scontrol: the array no longer lists the task as pending and has no record of it running, which "
+                       "is what scancel of a pending task leaves"};
+    return TaskEnd{"UNKNOWN", "", "", "",
+                   "neither sacct (no accounting data) nor scontrol (the job is older than MinJobAge) knows it"};
 }
 
 void SlurmBatch::failed(const Submission& sub, const Task& t, const TaskEnd& end) {
@@ -522,12 +555,12 @@ bool SlurmBatch::poll(std::size_t& running, std::size_t& pending) {
     Finished q = run_tool({"squeue", "-h", "-r", "-u", std::to_string(getuid()), "-o", "%F|%K|%T|%N|%r"});
     merge_records();
     if (!q.exited_ok()) {
-        progress_->note(fmt::format("squeue failed ({}); trying again", first_line(q.output)));
+        tell_once(fmt::format("squeue failed ({}); trying again at each poll", first_line(q.output)));
         return false;
     }
     std::map<std::pair<std::string, int>, LiveTask> live;
     for (const auto& t : parse_squeue(q.output)) live[{t.job, t.task}] = t;
-    std::map<std::string, std::map<int, TaskEnd>> cache;
+    std::map<std::string, JobEnds> cache;
     std::map<std::string, std::size_t> held;  // tasks Slurm keeps pending, by its reason
     running = pending = 0;
     for (auto& sub : active_) {
@@ -544,7 +577,9 @@ bool SlurmBatch::poll(std::size_t& running, std::size_t& pending) {
                 if (it->second.state == "PENDING") ++held[it->second.reason];
                 continue;
             }
-            failed(sub, t, task_end(sub.job, t.index, cache));
+            std::optional<TaskEnd> end = task_end(sub.job, t.index, cache);
+            if (!end) continue;
+            failed(sub, t, *end);
             t.handled = true;
         }
     }
@@ -552,10 +587,11 @@ bool SlurmBatch::poll(std::size_t& running, std::size_t& pending) {
     // partition down, an account limit) keeps the batch waiting until someone acts.
     static const std::set<std::string> turn = {"None", "Priority", "Resources", "JobArrayTaskLimit"};
     for (const auto& [reason, tasks] : held)
-        if (!turn.count(reason) && told_reasons_.insert(reason).second)
-            progress_->note(fmt::format("Slurm keeps {} task{} of this batch pending: {}; the batch waits until Slurm can "
-                                        "start them (see `sinfo -R`), or stop it with Ctrl-C and fix the cause",
-                                        tasks, tasks == 1 ? "" : "s", reason));
+        if (!turn.count(reason))
+            tell_once(fmt::format("Slurm keeps {} task{} of this batch pending: {}; the batch waits until Slurm can "
+                                  "start them (see `sinfo -R`), or stop it with Ctrl-C and fix the cause",
+                                  tasks, tasks == 1 ? "" : "s", reason),
+                      "pending: " + reason);
     std::erase_if(active_, [](const Submission& s) {
         return std::all_of(s.tasks.begin(), s.tasks.end(), [](const Task& t) { return t.handled; });
     });
@@ -670,7 +706,7 @@ int SlurmBatch::run() {
     std::vector<std::string> fresh;
     for (const auto& id : todo_)
         if (!covered.count(id)) fresh.push_back(id);
-    submit(fresh);
+    if (!submit(fresh)) retry_ = fresh;
 
     for (;;) {
         std::size_t running = 0, pending = 0;
@@ -678,7 +714,7 @@ int SlurmBatch::run() {
         if (!retry_.empty()) {
             std::vector<std::string> again;
             again.swap(retry_);
-            submit(again);
+            if (!submit(again)) retry_ = again;
         }
         write_batch_json();
         std::size_t left = std::count_if(todo_.begin(), todo_.end(), [&](const auto& id) { return !store_.has(id); });
