@@ -600,6 +600,8 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
         {"daemon", "forbidden"},             {"setns_net", "forbidden"},         {"setpgid_sleep", "forbidden"},
         // The host quits without running destructors; the driver never waits for one.
         {"spin_destructor", "ok"},           {"tar_option", "ok"},
+        // A host that cannot map its images, or refuses a call, fails the hand-in, not the grader.
+        {"fill_address_space", "crashed"},   {"forget_images", "wrong-result"},
     };
     for (const auto& [id, status] : expected) {
         INFO(id << ": " << records[id].dump());
@@ -607,6 +609,8 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
     }
     CHECK_THAT(records["include_devzero"]["reason"].get<std::string>(), Catch::Contains("/dev/zero"));
     CHECK_THAT(records["incbin_secret"]["reason"].get<std::string>(), Catch::Contains("not found"));
+    CHECK_THAT(records["fill_address_space"]["reason"].get<std::string>(), Catch::Contains("what kernels.c allocates"));
+    CHECK_THAT(records["forget_images"]["reason"].get<std::string>(), Catch::Contains("kernels.c may only compute dst"));
 
     // Nothing read: no secret anywhere in what the grader wrote or printed.
     std::string written = everything_under(out) + batch.out + batch.err;

@@ -18,8 +18,8 @@ std::string CallOutcome::describe() const {
         case Kind::timed_out: return fmt::format("did not return within {} s", timeout_seconds);
         case Kind::exited: return fmt::format("ended the program (exit status {}) instead of returning", exit_code);
         case Kind::tampered:
-            return "changed what the kernel host reports about a call (the reads it makes before every call): "
-                   "kernels.c may only compute dst";
+            return "changed the kernel host's own memory or what it reports about a call (the reads it makes "
+                   "before every call): kernels.c may only compute dst";
         case Kind::signalled:
             if (signal == SIGSEGV || signal == SIGBUS)
                 return fmt::format("crashed with {} (bad memory access at {})", signal_name(signal), fault_address);
