@@ -602,6 +602,8 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
         {"spin_destructor", "ok"},           {"tar_option", "ok"},
         // A host that cannot map its images, or refuses a call, fails the hand-in, not the grader.
         {"fill_address_space", "crashed"},   {"forget_images", "wrong-result"},
+        // The host has one thread: a clone is killed before it takes the uid's process slots.
+        {"thread_bomb", "forbidden"},
     };
     for (const auto& [id, status] : expected) {
         INFO(id << ": " << records[id].dump());
