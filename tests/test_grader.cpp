@@ -604,6 +604,8 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
         {"fill_address_space", "crashed"},   {"forget_images", "wrong-result"},
         // The host has one thread: a clone is killed before it takes the uid's process slots.
         {"thread_bomb", "forbidden"},
+        // An object whose listing the checks cannot read whole is refused, not half-checked.
+        {"huge_listing", "compile-error"},
     };
     for (const auto& [id, status] : expected) {
         INFO(id << ": " << records[id].dump());

@@ -166,9 +166,15 @@ Built build_handin(const Layout& layout, const HandinDirs& dirs, const BuildSett
         b.failure = Outcome{Status::compile_error, line};
         return b;
     }
-    std::optional<std::string> bad = forbidden_call(object);
-    if (!bad) bad = forbidden_instruction(object);
-    if (!bad && settings.library_names) bad = interposed_symbol(object, *settings.library_names);
+    std::optional<std::string> bad;
+    try {
+        bad = forbidden_call(object);
+        if (!bad) bad = forbidden_instruction(object);
+        if (!bad && settings.library_names) bad = interposed_symbol(object, *settings.library_names);
+    } catch (const UncheckableObject& e) {
+        b.failure = Outcome{Status::compile_error, e.what()};
+        return b;
+    }
     if (bad) {
         b.failure = Outcome{Status::forbidden, *bad};
         return b;
