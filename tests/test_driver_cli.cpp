@@ -366,6 +366,16 @@ TEST_CASE("a short --timeout limits kernel calls, not a host's start", "[driver]
     CHECK_THAT(r.out, Catch::Contains("Score:"));
 }
 
+TEST_CASE("what kernels.c prints reaches a driver whose output is a pipe, last partial line included",
+          "[driver][cli]") {
+    const std::string exe = build_driver("tests/fixtures/kernels/prints.c");
+    auto r = run(with({exe, "-t"}, kQuick));  // run() reads the output through pipes: no terminal
+    INFO(r.out << r.err);
+    CHECK(r.status == 0);
+    for (const char* line : {"prints.c: constructor\n", "prints.c: registering, done\n", "prints.c: first rotate at "})
+        CHECK_THAT(r.out + r.err, Catch::Contains(line));
+}
+
 TEST_CASE("--events and --cache-geometry ask for their rows without --counters or --simulate", "[driver][cli]") {
     auto r = run(with({fast_driver(), "--kernel", "rotate", "--events", "perf::PAGE-FAULTS", "--cache-geometry",
                        "D1=32768,8,64:LL=1048576,16,64"},
