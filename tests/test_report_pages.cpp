@@ -13,7 +13,6 @@
 #include "driver/report/report.hpp"
 #include "grader_outputs.hpp"
 #include "harness.hpp"
-#include "grader_outputs.hpp"
 #include "json_schema.hpp"
 
 namespace fs = std::filesystem;
@@ -390,16 +389,34 @@ std::string grade_good_handin(const std::string& name, std::vector<std::string> 
 }
 }  // namespace
 
-TEST_CASE("a description or team holding markup is shown as text and the page still draws", "[report][pages]") {
-    const std::string dir = test::scratch_dir("page-markup");
-    auto r = test::run({test::build_driver("tests/fixtures/kernels/markup.c"), "--kernel", "rotate", "--dims", "32",
-                        "--max-samples", "3", "--json", dir + "/m.json", "--html", dir + "/m.html"});
+namespace {
+// One driver run of a fixture kernels file (with `flags` for its compiler) with
+// `args`, writing its --json report and --html page under a scratch directory
+// `name`; the page is browsed and must be healthy and embed exactly that report.
+struct DriverPage {
+    json report;
+    Browsed browsed;
+};
+
+DriverPage driver_page(const std::string& name, const std::string& fixture, std::vector<std::string> args,
+                       const std::string& flags = "") {
+    const std::string dir = test::scratch_dir(name);
+    std::vector<std::string> argv{test::build_driver(fixture, flags)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--json", dir + "/r.json", "--html", dir + "/r.html"});
+    auto r = test::run(argv);
     INFO(r.err);
     REQUIRE(r.status == 0);
-    const json report = json::parse(test::read_file(dir + "/m.json"));
-    CHECK(embedded(test::read_file(dir + "/m.html"), "perflab-report") == report);
-    Browsed b = browse(dir + "/m.html", false);
-    require_healthy_page(dir + "/m.html", b);
+    DriverPage p{json::parse(test::read_file(dir + "/r.json")), browse(dir + "/r.html", false)};
+    CHECK(embedded(test::read_file(dir + "/r.html"), "perflab-report") == p.report);
+    require_healthy_page(dir + "/r.html", p.browsed);
+    return p;
+}
+}  // namespace
+
+TEST_CASE("a description or team holding markup is shown as text and the page still draws", "[report][pages]") {
+    const auto [report, b] = driver_page("page-markup", "tests/fixtures/kernels/markup.c",
+                                         {"--kernel", "rotate", "--dims", "32", "--max-samples", "3"});
     CHECK(body_number(b.dom, "data-variant-series") == timed_variants(report["kernels"]["rotate"]));
     for (const auto& v : report["kernels"]["rotate"]["variants"])
         CHECK_THAT(b.dom, Catch::Contains(dom_text(v["name"].get<std::string>())));
@@ -407,17 +424,12 @@ TEST_CASE("a description or team holding markup is shown as text and the page st
 }
 
 TEST_CASE("the page's headline names the variant of the best speedup and the function the points are for", "[report][pages]") {
-    const std::string dir = test::scratch_dir("page-kpis");
     // rotate() is slowed and graded; another variant is likely the best.
-    auto r = test::run({test::build_driver("tests/fixtures/kernels/slowable.c", "-DSLOW=6"), "--kernel", "rotate", "--dims",
-                        "64", "--max-samples", "5", "--json", dir + "/k.json", "--html", dir + "/k.html"});
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    const json k = json::parse(test::read_file(dir + "/k.json"))["kernels"]["rotate"];
+    const auto [report, b] = driver_page("page-kpis", "tests/fixtures/kernels/slowable.c",
+                                         {"--kernel", "rotate", "--dims", "64", "--max-samples", "5"}, "-DSLOW=6");
+    const json& k = report["kernels"]["rotate"];
     REQUIRE(k["best"].is_object());
     REQUIRE(k["points"].is_number());
-    Browsed b = browse(dir + "/k.html", false);
-    require_healthy_page(dir + "/k.html", b);
     const std::string best = element_text(b.dom, "data-kpi=\"rotate-best\"");
     INFO(best);
     CHECK_THAT(best, Catch::Contains(fmt::format("{:.2f}", k["best"]["mean_speedup"].get<double>())));
@@ -430,15 +442,10 @@ TEST_CASE("the page's headline names the variant of the best speedup and the fun
 }
 
 TEST_CASE("the page says what a hollow marker means for a run timed beside the oracle", "[report][pages]") {
-    const std::string dir = test::scratch_dir("page-hollow");
-    auto r = test::run({test::build_driver("tests/fixtures/kernels/fast.c"), "--kernel", "rotate", "--dims", "32",
-                        "--max-samples", "3", "--json", dir + "/h.json", "--html", dir + "/h.html"});
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    const json config = json::parse(test::read_file(dir + "/h.json"))["config"];
+    const auto [report, b] = driver_page("page-hollow", "tests/fixtures/kernels/fast.c",
+                                         {"--kernel", "rotate", "--dims", "32", "--max-samples", "3"});
+    const json& config = report["config"];
     REQUIRE(config["baseline"] == "measured");
-    Browsed b = browse(dir + "/h.html", false);
-    require_healthy_page(dir + "/h.html", b);
     // Convergence beside the oracle is the speedup's interval against the ratio
     // tolerance (results.hpp), not the K fastest samples within epsilon.
     const std::string tolerance = fmt::format("{:.1f}%", 100 * config["ratio_tolerance"].get<double>());
@@ -511,19 +518,13 @@ TEST_CASE("make screenshots (the README's way to take its pictures of the pages)
 }
 
 TEST_CASE("an unregistered graded function is labelled graded once in the charts", "[report][pages]") {
-    const std::string dir = test::scratch_dir("page-graded-label");
     // registration.c does not register its rotate(), which the driver times as graded anyway.
-    auto r = test::run({test::build_driver("tests/fixtures/kernels/registration.c"), "--kernel", "rotate", "--dims", "32",
-                        "--max-samples", "3", "--json", dir + "/g.json", "--html", dir + "/g.html"});
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    const json report = json::parse(test::read_file(dir + "/g.json"));
+    const auto [report, b] = driver_page("page-graded-label", "tests/fixtures/kernels/registration.c",
+                                         {"--kernel", "rotate", "--dims", "32", "--max-samples", "3"});
     std::string name;
     for (const auto& v : report["kernels"]["rotate"]["variants"])
         if (v["graded"].get<bool>()) name = v["name"].get<std::string>();
     REQUIRE(name == "rotate() function (graded; not registered)");
-    Browsed b = browse(dir + "/g.html", false);
-    require_healthy_page(dir + "/g.html", b);
     // The legends, which the canvases carry in their labels.
     CHECK(count_matches(b.dom, "aria-label=\"CPE[^\"]*" + std::regex_replace(name, std::regex(R"([()])"), R"(\$&)")) == 1);
     CHECK_THAT(b.dom, !Catch::Contains("(graded; not registered) (graded)"));
