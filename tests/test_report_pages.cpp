@@ -529,3 +529,28 @@ TEST_CASE("an unregistered graded function is labelled graded once in the charts
     CHECK(count_matches(b.dom, "aria-label=\"CPE[^\"]*" + std::regex_replace(name, std::regex(R"([()])"), R"(\$&)")) == 1);
     CHECK_THAT(b.dom, !Catch::Contains("(graded; not registered) (graded)"));
 }
+
+TEST_CASE("the page shows each speedup's 95% interval from the JSON and marks an unsettled one as the text does", "[report][pages]") {
+    // Five rounds are fewer than a paired interval needs (kMinPairs): every figure stays unsettled.
+    const auto [report, b] = driver_page("page-speedups", "tests/fixtures/kernels/fast.c",
+                                         {"--kernel", "rotate", "--dims", "64", "--max-samples", "5"});
+    int unsettled = 0;
+    for (const auto& v : report["kernels"]["rotate"]["variants"]) {
+        if (!v["correct"].get<bool>()) continue;
+        for (const auto& d : v["dims"]) {
+            REQUIRE(d.contains("speedup_interval"));
+            REQUIRE_FALSE(d["converged"].get<bool>());
+            const std::string cell = fmt::format("{:.2f}\u00d7 [{:.2f}, {:.2f}] *", d["speedup"].get<double>(),
+                                                 d["speedup_interval"][0].get<double>(), d["speedup_interval"][1].get<double>());
+            INFO(cell);
+            CHECK_THAT(b.dom, Catch::Contains(cell));
+        }
+        unsettled += v["mean_speedup"].is_number() && !v["converged"].get<bool>();
+    }
+    REQUIRE(unsettled > 0);
+    CHECK_THAT(b.dom, Catch::Contains("* not converged: the speedup\u2019s 95% interval beside the oracle"));
+    // The mean speedup on the scoring curve says so too, in its legend.
+    std::smatch m;
+    REQUIRE(std::regex_search(b.dom, m, std::regex("aria-label=\"Mean speedup[^\"]*\"")));
+    CHECK(count_matches(m[0].str(), "not converged") == unsettled);
+}

@@ -66,9 +66,11 @@ PL.run(function () {
   // variant's: each figure names its own, so neither reads as the other's.
   Object.keys(report.kernels).forEach(function (name) {
     var k = report.kernels[name];
+    var best = k.best ? k.variants.filter(function (v) { return v.name === k.best.name; })[0] : null;
     kpis.appendChild(el('div', { class: 'kpi', 'data-kpi': name + '-best' }, [
-      el('b', { text: k.best ? fmt(k.best.mean_speedup, 2) + '\u00d7' : '\u2013' }),
-      el('span', { text: name + ' best speedup' + (k.best ? ', ' + short(k.best.name) : '') })]));
+      el('b', { text: k.best ? fmt(k.best.mean_speedup, 2) + '\u00d7' + (best && !best.converged ? ' *' : '') : '\u2013' }),
+      el('span', { text: name + ' best speedup' + (k.best ? ', ' + short(k.best.name) : '') +
+                         (best && !best.converged ? ' (not converged)' : '') })]));
     if (k.points !== null)
       kpis.appendChild(el('div', { class: 'kpi', 'data-kpi': name + '-points' }, [
         el('b', { text: fmt(k.points, 1) + '/' + k.max_points }),
@@ -206,8 +208,11 @@ PL.run(function () {
                      pointRadius: 0, borderWidth: 2, borderDash: [6, 3] }];
       scored.forEach(function (v, i) {
         var s = PL.style(timed.indexOf(v));
-        sets2.push({ label: short(v.name) + ': ' + fmt(v.mean_speedup) + '\u00d7 \u2192 ' + fmt(v.points, 1) + ' pts' + graded(v),
+        // An unsettled mean is drawn hollow, as its CPEs are: its points may move on a rerun.
+        sets2.push({ label: short(v.name) + ': ' + fmt(v.mean_speedup) + '\u00d7 \u2192 ' + fmt(v.points, 1) + ' pts' + graded(v) +
+                            (v.converged ? '' : ' \u2013 not converged'),
                      data: [{ x: v.mean_speedup, y: v.points }], type: 'scatter', borderColor: s.color, backgroundColor: s.color,
+                     pointBackgroundColor: v.converged ? s.color : '#fff', borderWidth: 2,
                      pointStyle: s.shape, pointRadius: v.graded ? 9 : 7 });
       });
       PL.chart(card2, 'Mean speedup and the points it earns (max ' + k.max_points + ')', {
@@ -217,6 +222,25 @@ PL.run(function () {
       }, sets2.length);
       if (k.points !== null)
         card2.appendChild(el('p', { text: 'Scored: ' + fmt(k.points, 1) + ' of ' + k.max_points + ' points, for ' + k.points_from + '.' }));
+    }
+
+    // Each dim's speedup with its 95% interval, as the JSON gives them, marked * where
+    // not converged as the text report marks the CPE.
+    if (timed.length) {
+      var card6 = el('div', { class: 'card', 'data-speedups': name });
+      grid.appendChild(card6);
+      card6.appendChild(el('h3', { text: 'Speedup per dim' + (report.config.baseline === 'measured' ? ', with its 95% interval' : '') }));
+      var speedRows = timed.map(function (v) {
+        return el('tr', null, [el('td', { text: v.name })].concat(v.dims.map(function (d) {
+          var range = d.speedup_interval ? ' [' + fmt(d.speedup_interval[0]) + ', ' + fmt(d.speedup_interval[1]) + ']' : '';
+          return el('td', { class: 'num' + (d.converged ? '' : ' warn'), 'data-dim': String(d.dim), 'data-converged': String(d.converged),
+                            text: fmt(d.speedup) + '\u00d7' + range + (d.converged ? '' : ' *') });
+        })));
+      });
+      card6.appendChild(PL.table(['Variant'].concat(k.dims.map(String)), speedRows, [false].concat(k.dims.map(function () { return true; }))));
+      if (timed.some(function (v) { return v.dims.some(function (d) { return !d.converged; }); }))
+        card6.appendChild(el('p', { class: 'muted', text: '* not converged: ' + unsure + ', so that figure is less certain: ' +
+                                                         'rerun on a quieter machine or raise --max-samples.' }));
     }
 
     // Every sample of every figure: the spread behind each CPE.
