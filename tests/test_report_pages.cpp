@@ -209,8 +209,55 @@ TEST_CASE("--compare says which dimensions it could not compare, and why", "[rep
     new_r["kernels"]["rotate"]["variants"][0]["dims"][0]["dim"] = 128;
     const Comparison c = compare_reports(old_r, new_r, "old.json");
     CHECK(c.rows.empty());
-    CHECK(c.unmatched == std::vector<std::string>{"rotate: v: one at 128 (the old report has 64)"});
+    CHECK(c.unmatched == std::vector<std::string>{"rotate: v: one at 128 (the old report has 64)",
+                                                  "rotate: v: one at 64: not measured this time (this run has 128)"});
     CHECK_THAT(comparison_text(c), Catch::Contains("not compared: rotate: v: one at 128 (the old report has 64)"));
+
+    // A variant that failed its check this time has no dims to compare: that is why, not missing dims.
+    json failed = old_r;
+    failed["kernels"]["rotate"]["variants"][0]["correct"] = false;
+    failed["kernels"]["rotate"]["variants"][0]["error"] = "dimension 64: 3 wrong pixels";
+    failed["kernels"]["rotate"]["variants"][0]["dims"] = json::array();
+    CHECK(compare_reports(old_r, failed, "old.json").unmatched ==
+          std::vector<std::string>{"rotate: v: one: failed its check this time (dimension 64: 3 wrong pixels)"});
+    CHECK(compare_reports(failed, old_r, "old.json").unmatched ==
+          std::vector<std::string>{"rotate: v: one: failed its check in the old report (dimension 64: 3 wrong pixels)"});
+}
+
+TEST_CASE("--compare says which kernels and dimensions only the old report has, and what its verdicts were judged on", "[report][compare]") {
+    const std::string dir = test::scratch_dir("compare-old-only");
+    const std::string driver = test::build_driver("tests/fixtures/kernels/fast.c");
+    auto calibrated = test::run({driver, "--calibrate", "--dims", "64,128", "--max-samples", "3"});
+    INFO(calibrated.err);
+    REQUIRE(calibrated.status == 0);
+    test::write_file(dir + "/baseline.toml", calibrated.out);
+    // Against a fixed baseline no oracle is timed: no verdict is in oracle units.
+    const std::vector<std::string> fixed{"--baseline", dir + "/baseline.toml", "--max-samples", "3"};
+    auto old_run = test::run({driver, "--dims", "64,128", "--json", dir + "/old.json", fixed[0], fixed[1], fixed[2], fixed[3]});
+    INFO(old_run.err);
+    REQUIRE(old_run.status == 0);
+    auto r = test::run({driver, "--kernel", "rotate", "--dims", "64", "--compare", dir + "/old.json", "--html", dir + "/c.html",
+                        fixed[0], fixed[1], fixed[2], fixed[3]});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json old_report = json::parse(test::read_file(dir + "/old.json"));
+    CHECK_THAT(r.out, Catch::Contains("not compared: smooth: not measured this time"));
+    for (const auto& v : old_report["kernels"]["rotate"]["variants"])
+        CHECK_THAT(r.out, Catch::Contains("not compared: rotate: " + v["name"].get<std::string>() +
+                                          " at 128: not measured this time"));
+    const auto header = test::lines_starting_with(r.out, "Compared with");
+    REQUIRE(header.size() == 1);
+    CHECK_THAT(header[0], !Catch::Contains("each in units of its run's fastest oracle sample"));
+    const auto rows = test::lines_starting_with(r.out, "rotate ");
+    REQUIRE_FALSE(rows.empty());
+    for (const auto& row : rows) CHECK(std::regex_search(row, std::regex(R"(\s-\s+(faster|slower|within noise))")));
+    // The page says the same.
+    const json compare = embedded(test::read_file(dir + "/c.html"), "perflab-compare");
+    for (const auto& row : compare["rows"]) CHECK_FALSE(row["against_oracle"].get<bool>());
+    Browsed b = browse(dir + "/c.html", false);
+    require_healthy_page(dir + "/c.html", b);
+    CHECK_THAT(b.dom, Catch::Contains("no oracle was timed beside them"));
+    CHECK_THAT(b.dom, Catch::Contains("Not compared: smooth: not measured this time"));
 }
 
 TEST_CASE("the driver's page draws every variant, its failures and the machine, from the --json report", "[report][pages]") {

@@ -34,6 +34,15 @@ std::string machine_line(const json& r) {
 
 }  // namespace
 
+const char* judged_basis(const Comparison& c) {
+    const auto oracle = std::count_if(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) { return r.against_oracle; });
+    if (oracle == std::ssize(c.rows)) return "each in units of its run's fastest oracle sample (vs oracle)";
+    if (oracle == 0)
+        return "as measured: no oracle was timed beside them (a fixed --baseline), so none is in oracle units (vs oracle -)";
+    return "each in units of its run's fastest oracle sample where both runs timed the oracle (vs oracle), else as "
+           "measured (vs oracle -: a fixed --baseline times no oracle)";
+}
+
 const char* verdict_name(Verdict v) {
     switch (v) {
         case Verdict::faster: return "faster";
@@ -128,6 +137,14 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
                 c.unmatched.push_back(fmt::format("{}: {} (new)", kernel, name));
                 continue;
             }
+            // A variant that failed its check in either run has no figures to set beside the other's.
+            for (const auto& [which, v] : {std::pair{"this time", &nv}, std::pair{"in the old report", ov}})
+                if (!v->value("correct", true)) {
+                    const json& error = v->contains("error") ? (*v)["error"] : json();
+                    c.unmatched.push_back(fmt::format("{}: {}: failed its check {}{}", kernel, name, which,
+                                                      error.is_string() ? " (" + error.get<std::string>() + ")" : ""));
+                }
+            if (!nv.value("correct", true) || !ov->value("correct", true)) continue;
             std::vector<int> new_only, old_dims;
             for (const auto& od : (*ov)["dims"]) old_dims.push_back(od.value("dim", 0));
             for (const auto& nd : nv["dims"]) {
@@ -151,25 +168,37 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
                     c.rows.push_back(row);
                 }
             }
+            std::vector<int> old_only, new_dims;
+            for (const auto& nd : nv["dims"]) new_dims.push_back(nd.value("dim", 0));
+            for (int dim : old_dims)
+                if (std::find(new_dims.begin(), new_dims.end(), dim) == new_dims.end()) old_only.push_back(dim);
             if (!new_only.empty())
                 c.unmatched.push_back(fmt::format("{}: {} at {} (the old report has {})", kernel, name,
                                                   fmt::join(new_only, ", "), fmt::join(old_dims, ", ")));
+            if (!old_only.empty())
+                c.unmatched.push_back(fmt::format("{}: {} at {}: not measured this time (this run has {})", kernel, name,
+                                                  fmt::join(old_only, ", "), fmt::join(new_dims, ", ")));
         }
         if (ok)
             for (const auto& ov : (*ok)["variants"]) {
                 bool found = false;
                 for (const auto& nv : nk["variants"]) found |= nv.value("name", "") == ov.value("name", "");
-                if (!found) c.unmatched.push_back(fmt::format("{}: {} (only in the old report)", kernel, ov.value("name", "")));
+                if (!found)
+                    c.unmatched.push_back(fmt::format("{}: {}: not measured this time (only in the old report)", kernel,
+                                                      ov.value("name", "")));
             }
     }
+    for (const auto& [kernel, ok] : old_r["kernels"].items())
+        if (!new_r["kernels"].contains(kernel))
+            c.unmatched.push_back(fmt::format("{}: not measured this time (only in the old report; --kernel {} "
+                                              "measures it)",
+                                              kernel, kernel));
     return c;
 }
 
 std::string comparison_text(const Comparison& c) {
-    std::string out = fmt::format(
-        "\nCompared with {}: the change in CPE, and the verdict from both runs' samples, each in units of its run's fastest "
-        "oracle sample (vs oracle):\n",
-        c.old_source);
+    std::string out = fmt::format("\nCompared with {}: the change in CPE, and the verdict from both runs' samples, {}:\n",
+                                  c.old_source, judged_basis(c));
     out += fmt::format("{:<7} {:<40} {:>5} {:>8} {:>8} {:>8} {:>10}  {}\n", "Kernel", "Variant", "Dim", "Old CPE", "New CPE",
                        "Change", "vs oracle", "Verdict");
     for (const auto& r : c.rows) {
@@ -196,7 +225,7 @@ json comparison_json(const Comparison& c) {
                         {"judged_change", r.verdict.change},
                         {"band", r.verdict.band},
                         {"verdict", verdict_name(r.verdict.verdict)}});
-    return {{"old", c.old_source}, {"rows", rows}, {"unmatched", c.unmatched}};
+    return {{"old", c.old_source}, {"judged", judged_basis(c)}, {"rows", rows}, {"unmatched", c.unmatched}};
 }
 
 }  // namespace perflab

@@ -57,7 +57,7 @@ struct ComparisonRow {
 struct Comparison {
     std::string old_source;               // the OLD.json path, for the heading
     std::vector<ComparisonRow> rows;      // variants and dims present in both runs
-    std::vector<std::string> unmatched;   // "rotate: NAME" only in one run
+    std::vector<std::string> unmatched;   // kernels, variants and dims in one run only, each with why
 };
 
 // Two reports that cannot be compared; the message is one line with the reason.
@@ -75,6 +75,10 @@ void check_comparable(const nlohmann::json& old_report, const nlohmann::json& ne
 
 Comparison compare_reports(const nlohmann::json& old_report, const nlohmann::json& new_report,
                            const std::string& old_source);
+
+// What the rows' verdicts were judged on: the oracle's units, or (with a fixed
+// --baseline, which times no oracle) the samples as measured.
+const char* judged_basis(const Comparison& c);
 
 std::string comparison_text(const Comparison& c);
 nlohmann::json comparison_json(const Comparison& c);

@@ -126,9 +126,11 @@ PL.run(function () {
   function drawComparison(c) {
     var sec = el('section', { id: 'compare' });
     sec.appendChild(el('h2', { text: 'Compared with ' + c.old }));
-    sec.appendChild(el('p', { class: 'sub', text: 'The change in each CPE, and a verdict from both runs\u2019 samples, each in units of ' +
-      'its run\u2019s fastest naive-oracle sample (so a machine slower during one run is not called a change): it counts only beyond the ' +
-      'noise band (twice how far the median sample lies above the fastest, for the variant and for the oracle, at least 3%) and when the good samples of the two runs do not overlap.' }));
+    // What the verdicts were judged on is the driver's sentence (compare.cpp), true of these rows.
+    sec.appendChild(el('p', { class: 'sub', text: 'The change in each CPE, and a verdict from both runs\u2019 samples, ' +
+      c.judged + '. In oracle units a machine slower during one run is not called a change. A change counts only beyond the ' +
+      'noise band (twice how far the median sample lies above the fastest, for the variant and for the oracle where one was timed, at least 3%) ' +
+      'and when the good samples of the two runs do not overlap.' }));
     var glyph = { faster: '\u25bc faster', slower: '\u25b2 slower', 'within noise': '= within noise' };
     var cls = { faster: 'good', slower: 'bad', 'within noise': 'muted' };
     var rows = c.rows.map(function (r) {
