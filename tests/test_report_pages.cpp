@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fmt/format.h>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "driver/report/compare.hpp"
 #include "driver/report/report.hpp"
@@ -600,4 +602,16 @@ TEST_CASE("the page shows each speedup's 95% interval from the JSON and marks an
     std::smatch m;
     REQUIRE(std::regex_search(b.dom, m, std::regex("aria-label=\"Mean speedup[^\"]*\"")));
     CHECK(count_matches(m[0].str(), "not converged") == unsettled);
+}
+
+TEST_CASE("the miss-count bars tell their series apart by hatching as well as colour", "[report][pages]") {
+    const auto [report, b] = driver_page("page-hatching", "tests/fixtures/kernels/fast.c",
+                                         {"--kernel", "rotate", "--dims", "64", "--max-samples", "3", "--simulate"});
+    REQUIRE(report["simulation_geometry"].is_string());
+    std::smatch m;
+    REQUIRE(std::regex_search(b.dom, m, std::regex("aria-label=\"Misses per pixel[^\"]*\"[^>]*data-patterns=\"([^\"]*)\"")));
+    std::istringstream in(m[1].str());
+    std::vector<std::string> patterns{std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
+    CHECK(static_cast<int>(patterns.size()) == timed_variants(report["kernels"]["rotate"]));
+    CHECK(std::set<std::string>(patterns.begin(), patterns.end()).size() == patterns.size());
 }

@@ -97,13 +97,11 @@ PL.run(function () {
       var p = r[k + '_points'];
       counts[Math.min(bins - 1, Math.floor(p * bins / maxp))]++;
     });
-    var s = PL.style(j);
-    return { label: k, data: counts, backgroundColor: s.color, borderColor: '#000', borderWidth: 1,
-             borderDash: s.dash };
+    return { label: k, data: counts, color: PL.style(j).color };
   });
-  PL.chart(c2, 'Points per kernel (hand-ins per band)', { type: 'bar', data: { labels: labels, datasets: hist },
-    options: { scales: { y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'hand-ins' } },
-                         x: { title: { display: true, text: 'points' } } } } }, hist.length);
+  PL.bars(c2, 'Points per kernel (hand-ins per band)', labels, hist, 'hand-ins',
+          { scales: { y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'hand-ins' } },
+                      x: { title: { display: true, text: 'points' } } } });
 
   // The oracle's baseline over the batch: how far each measurement moved from the first.
   var c3 = el('div', { class: 'card', id: 'baselines' });

@@ -1,12 +1,15 @@
 // Shared by every perflab page: the data blocks, the colour-blind-safe palette
-// (Okabe-Ito) with a marker shape and a dash pattern per series so the charts
-// also read in grey, element helpers, and the attributes the tests read once
-// the page has drawn (data-rendered, data-series-count, data-errors, ...).
+// (Okabe-Ito) with a marker shape and a dash pattern per series (a hatching per
+// bar series) so the charts also read in grey, element helpers, and the
+// attributes the tests read once the page has drawn (data-rendered,
+// data-series-count, data-errors, ...).
 'use strict';
 var PL = (function () {
   var OKABE_ITO = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#F0E442'];
   var SHAPES = ['circle', 'triangle', 'rect', 'rectRot', 'star', 'crossRot', 'rectRounded', 'cross'];
   var DASHES = [[], [6, 3], [2, 3], [8, 3, 2, 3], [12, 4], [4, 2, 1, 2]];
+  // Bars have no marker or dash: each series' fill gets its own hatching instead.
+  var HATCHES = ['solid', 'diagonal', 'dots', 'horizontal', 'crosshatch', 'vertical', 'antidiagonal', 'grid'];
   var seriesCount = 0;
   var charts = [];
 
@@ -34,6 +37,28 @@ var PL = (function () {
     if (x === null || x === undefined || !isFinite(x)) return '\u2013';
     return Number(x).toFixed(digits === undefined ? 2 : digits);
   }
+  // The i-th hatching over `color`, in black or white, whichever stands out from it;
+  // `pattern` names it (the chart's canvas lists the names, for the tests).
+  function hatch(color, i) {
+    var name = HATCHES[i % HATCHES.length];
+    var size = 10, tile = document.createElement('canvas');
+    tile.width = tile.height = size;
+    var g = tile.getContext('2d');
+    g.fillStyle = color;
+    g.fillRect(0, 0, size, size);
+    var rgb = [1, 3, 5].map(function (j) { return parseInt(color.length === 4 ? color.charAt((j + 1) / 2).repeat(2) : color.substr(j, 2), 16); });
+    var ink = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 110 ? '#fff' : '#000';
+    g.strokeStyle = g.fillStyle = ink;
+    g.lineWidth = 1.6;
+    var line = function (x0, y0, x1, y1) { g.beginPath(); g.moveTo(x0, y0); g.lineTo(x1, y1); g.stroke(); };
+    var half = size / 2;
+    if (name === 'diagonal' || name === 'crosshatch') { line(0, size, size, 0); line(-half, half, half, -half); line(half, size + half, size + half, half); }
+    if (name === 'antidiagonal' || name === 'crosshatch') { line(0, 0, size, size); line(-half, half, half, size + half); line(half, -half, size + half, half); }
+    if (name === 'horizontal' || name === 'grid') line(0, half, size, half);
+    if (name === 'vertical' || name === 'grid') line(half, 0, half, size);
+    if (name === 'dots') { g.beginPath(); g.arc(half, half, 1.8, 0, 2 * Math.PI); g.fill(); }
+    return { fill: g.createPattern(tile, 'repeat'), pattern: name };
+  }
   // A Chart.js chart in a fixed-height box; animation off so the page is drawn
   // by the time the load event fires (the tests and the screenshots rely on it).
   function chart(parent, title, config, series) {
@@ -54,9 +79,23 @@ var PL = (function () {
     // The legend is drawn on the canvas: a screen reader (and a test) gets it from the label.
     canvas.setAttribute('aria-label', title + ': ' + config.data.datasets.map(function (d) { return d.label; }).join('; '));
     canvas.setAttribute('data-series', String(series));
+    var patterns = config.data.datasets.map(function (d) { return d.pattern || ''; });
+    if (patterns.some(function (p) { return p; })) canvas.setAttribute('data-patterns', patterns.join(' '));
     seriesCount += series;
     charts.push(c);
     return c;
+  }
+  // A bar chart of `series` [{label, color, data, outline}] over `labels`: each series
+  // filled with its own hatching, and the legend showing the fills, not point markers.
+  function bars(parent, title, labels, series, yTitle, options) {
+    var sets = series.map(function (s, i) {
+      var h = hatch(s.color, i);
+      return { label: s.label, data: s.data, backgroundColor: h.fill, pattern: h.pattern, borderColor: '#000',
+               borderWidth: s.outline || 1 };
+    });
+    options = Object.assign({ scales: { y: { beginAtZero: true, title: { display: true, text: yTitle } } } }, options || {});
+    options.plugins = Object.assign({ legend: { labels: { usePointStyle: false } } }, options.plugins || {});
+    return chart(parent, title, { type: 'bar', data: { labels: labels, datasets: sets }, options: options }, sets.length);
   }
   // Non-blank pixels over all canvases: a chart that drew nothing leaves none.
   function ink() {
@@ -123,6 +162,6 @@ var PL = (function () {
     var tbody = el('tbody', null, rows);
     return el('table', null, [thead, tbody]);
   }
-  return { data: data, style: style, el: el, fmt: fmt, chart: chart, run: run, sortable: sortable,
+  return { data: data, style: style, el: el, fmt: fmt, chart: chart, bars: bars, run: run, sortable: sortable,
            searchable: searchable, table: table, OKABE_ITO: OKABE_ITO };
 })();

@@ -290,18 +290,14 @@ PL.run(function () {
       grid.appendChild(card4);
       var dim = k.dims[k.dims.length - 1];
       var naive = timed.filter(function (v) { return /naive/i.test(v.name); });
-      var sets4 = timed.map(function (v, i) {
-        var s = PL.style(i);
+      PL.bars(card4, 'Misses per pixel at dim ' + dim + (report.simulation_geometry ? ' (simulated by cachegrind)' : ' (hardware counters)'),
+              events, timed.map(function (v, i) {
         var d = v.dims[v.dims.length - 1];
         var isNaive = naive.indexOf(v) >= 0;
-        return { label: short(v.name) + (isNaive ? ' (naive)' : ''), backgroundColor: s.color,
-                 borderColor: '#000', borderWidth: isNaive ? 3 : 1,
-                 data: events.map(function (e) { var o = Object.assign({}, d.counters || {}, d.simulated || {}); return o[e] === undefined ? null : o[e]; }) };
-      });
-      PL.chart(card4, 'Misses per pixel at dim ' + dim + (report.simulation_geometry ? ' (simulated by cachegrind)' : ' (hardware counters)'), {
-        type: 'bar', data: { labels: events, datasets: sets4 },
-        options: { scales: { y: { beginAtZero: true, title: { display: true, text: 'per pixel' } } } }
-      }, sets4.length);
+        var o = Object.assign({}, d.counters || {}, d.simulated || {});
+        return { label: short(v.name) + (isNaive ? ' (naive)' : ''), color: PL.style(i).color, outline: isNaive ? 3 : 1,
+                 data: events.map(function (e) { return o[e] === undefined ? null : o[e]; }) };
+      }), 'per pixel');
       card4.appendChild(el('p', { class: 'muted', text: (naive.length ? 'Thick black outline: the naive version, for comparison. '
         : 'No variant named naive is registered here; register the naive version to see its misses beside yours. ') +
         (report.simulation_geometry ? 'Simulated cache: ' + report.simulation_geometry + '.' : '') }));
@@ -319,15 +315,11 @@ PL.run(function () {
       if (whoE.length) {
         var card5 = el('div', { class: 'card' });
         grid.appendChild(card5);
-        var sets5 = whoE.map(function (w) {
-          return { label: w.name, backgroundColor: w.color, borderColor: '#000', borderWidth: 1,
-                   data: keys.map(function (k) { return w.figures[k]; }) };
-        });
-        PL.chart(card5, 'Misses per pixel at dim ' + em.dim + ' (' + (explain.figures_source || 'explain').split(',')[0] + ')', {
-          type: 'bar', data: { labels: labelsE, datasets: sets5 },
-          options: { scales: { y: { beginAtZero: true, title: { display: true, text: 'per pixel' } } } }
-        }, sets5.length);
-        card5.appendChild(el('p', { class: 'muted', text: 'Black: the naive oracle; grey: the reference kernel, where measured.' }));
+        PL.bars(card5, 'Misses per pixel at dim ' + em.dim + ' (' + (explain.figures_source || 'explain').split(',')[0] + ')',
+                labelsE, whoE.map(function (w) {
+          return { label: w.name, color: w.color, data: keys.map(function (k) { return w.figures[k]; }) };
+        }), 'per pixel');
+        card5.appendChild(el('p', { class: 'muted', text: 'Solid black: the naive oracle; grey: the reference kernel, where measured.' }));
       }
     }
 
