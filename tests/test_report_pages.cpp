@@ -13,6 +13,8 @@
 
 #include "driver/report/compare.hpp"
 #include "driver/report/report.hpp"
+#include "grader/batch_page.hpp"
+#include "grader/record.hpp"
 #include "grader_outputs.hpp"
 #include "harness.hpp"
 #include "json_schema.hpp"
@@ -614,4 +616,31 @@ TEST_CASE("the miss-count bars tell their series apart by hatching as well as co
     std::vector<std::string> patterns{std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
     CHECK(static_cast<int>(patterns.size()) == timed_variants(report["kernels"]["rotate"]));
     CHECK(std::set<std::string>(patterns.begin(), patterns.end()).size() == patterns.size());
+}
+
+TEST_CASE("the batch page's outliers are among the hand-ins graded ok: a failed one's speedup neither counts nor is flagged", "[report][pages][grader]") {
+    const std::string out = test::scratch_dir("page-outliers");
+    // Five ok hand-ins close together and one far above them; three whose smooth failed,
+    // whose rotate speedups (kept in their records) would move the quartiles up to it.
+    std::string lines;
+    auto add = [&](const std::string& id, grader::Status status, double rotate, std::optional<double> smooth) {
+        grader::Record r;
+        r.id = id;
+        r.status = status;
+        r.reason = status == grader::Status::ok ? "graded" : "smooth: wrong pixels";
+        r.rotate_speedup = rotate;
+        r.smooth_speedup = smooth;
+        r.trials = 1;
+        lines += grader::to_json(r).dump() + "\n";
+    };
+    for (int i = 0; i < 5; ++i) add(fmt::format("ok{}", i), grader::Status::ok, 2.0 + 0.1 * i, 3.0 + 0.1 * i);
+    add("far", grader::Status::ok, 9.0, 3.2);
+    for (int i = 0; i < 3; ++i) add(fmt::format("failed{}", i), grader::Status::wrong_result, 9.1 + 0.1 * i, std::nullopt);
+    test::write_file(out + "/results.jsonl", lines);
+    grader::write_batch_page(out, default_policy());
+    Browsed b = browse(out + "/report.html", false);
+    require_healthy_page(out + "/report.html", b);
+    CHECK(body_number(b.dom, "data-outliers") == 1);
+    CHECK_THAT(b.dom, Catch::Contains("far: rotate 9.00\u00d7"));
+    CHECK_THAT(b.dom, !Catch::Contains("failed0: rotate"));
 }

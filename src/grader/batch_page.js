@@ -22,13 +22,15 @@ PL.run(function () {
   function quantile(xs, q) { var i = (xs.length - 1) * q, lo = Math.floor(i), hi = Math.ceil(i); return xs[lo] + (xs[hi] - xs[lo]) * (i - lo); }
   var outlier = {};
   ['rotate', 'smooth'].forEach(function (k) {
-    var xs = recs.filter(function (r) { return r[k + '_speedup'] !== null; }).map(function (r) { return r[k + '_speedup']; })
-                 .sort(function (a, b) { return a - b; });
+    // A failed hand-in keeps the speedup of its kernel that passed, but its grade is not a
+    // measurement to compare: it neither moves the quartiles nor is flagged.
+    var passed = recs.filter(function (r) { return r.status === 'ok' && r[k + '_speedup'] !== null; });
+    var xs = passed.map(function (r) { return r[k + '_speedup']; }).sort(function (a, b) { return a - b; });
     if (xs.length < 4) return;
     var q1 = quantile(xs, 0.25), q3 = quantile(xs, 0.75), iqr = q3 - q1;
-    recs.forEach(function (r) {
+    passed.forEach(function (r) {
       var s = r[k + '_speedup'];
-      if (s !== null && (s < q1 - 1.5 * iqr || s > q3 + 1.5 * iqr)) (outlier[r.id] = outlier[r.id] || []).push(k + ' ' + fmt(s) + '\u00d7');
+      if (s < q1 - 1.5 * iqr || s > q3 + 1.5 * iqr) (outlier[r.id] = outlier[r.id] || []).push(k + ' ' + fmt(s) + '\u00d7');
     });
   });
 
@@ -138,10 +140,11 @@ PL.run(function () {
   // Outliers.
   var c4 = el('div', { class: 'card', id: 'outliers' });
   grid.appendChild(c4);
-  c4.appendChild(el('h3', { text: 'Outliers (speedup beyond 1.5 IQR of the quartiles)' }));
+  c4.appendChild(el('h3', { text: 'Outliers (speedup beyond 1.5 IQR of the quartiles of the hand-ins graded ok)' }));
   var ids = Object.keys(outlier);
+  var okCount = statuses.ok ? statuses.ok.length : 0;
   c4.appendChild(ids.length ? el('ul', null, ids.map(function (id) { return el('li', { text: '\u2691 ' + id + ': ' + outlier[id].join(', ') }); }))
-                            : el('p', { class: 'muted', text: 'None' + (recs.length < 4 ? ' (too few hand-ins to tell)' : '') + '.' }));
+                            : el('p', { class: 'muted', text: 'None' + (okCount < 4 ? ' (too few hand-ins graded ok to tell: ' + okCount + ')' : '') + '.' }));
 
   window.perflabExtra = { 'data-handins': recs.length, 'data-outliers': ids.length,
                           'data-points-bands': JSON.stringify({ labels: labels, rotate: hist[0].data, smooth: hist[1].data }) };
