@@ -644,3 +644,16 @@ TEST_CASE("the batch page's outliers are among the hand-ins graded ok: a failed 
     CHECK_THAT(b.dom, Catch::Contains("far: rotate 9.00\u00d7"));
     CHECK_THAT(b.dom, !Catch::Contains("failed0: rotate"));
 }
+
+TEST_CASE("a count of one takes the singular on the batch page and in the grader's output", "[report][pages][grader]") {
+    const std::string dir = grade_good_handin("page-singular", {"--trials", "1"});
+    Browsed b = browse(dir + "/out/report.html", false);
+    require_healthy_page(dir + "/out/report.html", b);
+    CHECK_THAT(b.dom, Catch::Contains("perflab batch: 1 hand-in graded"));
+    // Run again: nothing is left to grade, and the grader says what it kept.
+    auto again = test::run({repo("grader"), "grade", dir + "/handins", "--out", dir + "/out", "--driver-args",
+                            test::kQuickDriver, "--trials", "1"});
+    INFO(again.err);
+    REQUIRE(again.status == 0);
+    CHECK_THAT(again.err, Catch::Contains("1 of 1 hand-in already graded in " + dir + "/out (--force regrades it)"));
+}

@@ -102,7 +102,7 @@ int run_batch(const BatchSettings& s) {
         report["baseline"] = "batch";
         report["policy"] = grade.policy.source;
         write_batch_json(out, report, plan.state);
-        progress.note(fmt::format("baseline measured after {} hand-ins: {}", graded, baseline));
+        progress.note(fmt::format("baseline measured after {} hand-in{}: {}", graded, graded == 1 ? "" : "s", baseline));
     };
 
     const std::string host = host_name();

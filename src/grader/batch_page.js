@@ -7,12 +7,12 @@ PL.run(function () {
   var page = document.getElementById('page');
   page.textContent = '';
   var recs = data.records;
-  page.appendChild(el('h1', { text: 'perflab batch: ' + recs.length + ' hand-ins graded' }));
+  page.appendChild(el('h1', { text: 'perflab batch: ' + PL.count(recs.length, 'hand-in') + ' graded' }));
   // How the batch was baselined, from what OUT holds: measured baselines (with
   // --recalibrate-every), else a record naming the --baseline file it used, else
   // (the default) each run timed the oracle beside its own kernels.
   var fixedBaseline = data.baselines.length ? null : recs.map(function (r) { return r.baseline; }).filter(function (b) { return b; })[0];
-  var baselineText = data.baselines.length ? data.baselines.length + ' baseline measurement' + (data.baselines.length === 1 ? '' : 's')
+  var baselineText = data.baselines.length ? PL.count(data.baselines.length, 'baseline measurement')
     : fixedBaseline ? 'a fixed baseline, ' + fixedBaseline
     : recs.length ? 'each run timed the naive oracle in turns with its own kernels' : 'nothing graded yet';
   page.appendChild(el('p', { class: 'sub', text: 'Policy: ' + data.policy + ' \u00b7 ' + baselineText }));

@@ -75,8 +75,9 @@ ResumePlan plan_resume(const std::string& out_dir, const std::vector<Handin>& ha
         if (!present.count(r.id)) gone.push_back(r.id);
 
     if (kept)
-        plan.notes.push_back(fmt::format("{} of {} hand-ins already graded in {} (--force regrades them)", kept,
-                                         handins.size(), out_dir));
+        plan.notes.push_back(fmt::format("{} of {} hand-in{} already graded in {} (--force regrades {})", kept,
+                                         handins.size(), handins.size() == 1 ? "" : "s", out_dir,
+                                         kept == 1 ? "it" : "them"));
     if (!failed.empty())
         plan.notes.push_back(fmt::format("regrading {} hand-in{} whose record is an internal-error: {}", failed.size(),
                                          failed.size() == 1 ? "" : "s", listed(failed)));

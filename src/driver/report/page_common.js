@@ -37,6 +37,8 @@ var PL = (function () {
     if (x === null || x === undefined || !isFinite(x)) return '\u2013';
     return Number(x).toFixed(digits === undefined ? 2 : digits);
   }
+  // "1 hand-in", "2 hand-ins": a count with its noun.
+  function count(n, noun) { return n + ' ' + noun + (n === 1 ? '' : 's'); }
   // The i-th hatching over `color`, in black or white, whichever stands out from it;
   // `pattern` names it (the chart's canvas lists the names, for the tests).
   function hatch(color, i) {
@@ -162,6 +164,6 @@ var PL = (function () {
     var tbody = el('tbody', null, rows);
     return el('table', null, [thead, tbody]);
   }
-  return { data: data, style: style, el: el, fmt: fmt, chart: chart, bars: bars, run: run, sortable: sortable,
+  return { data: data, style: style, el: el, fmt: fmt, count: count, chart: chart, bars: bars, run: run, sortable: sortable,
            searchable: searchable, table: table, OKABE_ITO: OKABE_ITO };
 })();

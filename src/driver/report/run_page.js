@@ -187,7 +187,7 @@ PL.run(function () {
           y: { type: 'logarithmic', title: { display: true, text: 'CPE' } } },
           plugins: { tooltip: { callbacks: { label: function (c) {
             var p = c.raw; return c.dataset.label + ': dim ' + p.dim + ', CPE ' + fmt(p.y) +
-              (p.converged === false ? ' (not converged)' : '') + (p.n ? ', ' + p.n + ' samples' : ''); } } } } }
+              (p.converged === false ? ' (not converged)' : '') + (p.n ? ', ' + PL.count(p.n, 'sample') : ''); } } } } }
       }, sets.length);
       card.appendChild(el('p', { class: 'muted', text: 'Hollow markers: ' + unsure + ', so that figure is less certain.' }));
     }
@@ -332,7 +332,7 @@ PL.run(function () {
         var sw = function (rgb) { return el('span', { class: 'swatch', style: 'background: rgb(' + rgb.join(',') + ')' }); };
         parts.push(el('p', null, ['First bad pixel at dim ' + f.dim + ': dst[' + f.first.row + '][' + f.first.col + '] is (' +
           f.first.actual.join(', ') + ') ', sw(f.first.actual), ', should be (' + f.first.expected.join(', ') + ') ', sw(f.first.expected)]));
-        parts.push(el('p', { class: 'muted', text: f.wrong_pixels + ' wrong pixels' + (f.unwritten_pixels ? ', ' + f.unwritten_pixels + ' of them never written' : '') }));
+        parts.push(el('p', { class: 'muted', text: PL.count(f.wrong_pixels, 'wrong pixel') + (f.unwritten_pixels ? ', ' + f.unwritten_pixels + ' of them never written' : '') }));
       }
       grid.appendChild(el('div', { class: 'card failed', 'data-failed': v.name }, parts));
     });
@@ -349,7 +349,7 @@ PL.run(function () {
       ['CPU', m.cpu_model + ' (' + m.logical_cpus + ' logical CPUs)'],
       ['Clock', m.clock.description + ' \u2013 ' + fmt(m.clock.frequency_hz / 1e9, 3) + ' GHz'],
       ['Pinned to', m.clock.pinned_cpu === null ? 'not pinned' : 'CPU ' + m.clock.pinned_cpu],
-      ['K-best', 'K=' + c.k + ', epsilon=' + c.epsilon + ', at most ' + c.max_samples + ' samples' +
+      ['K-best', 'K=' + c.k + ', epsilon=' + c.epsilon + ', at most ' + PL.count(c.max_samples, 'sample') +
                  (c.baseline === 'measured' ? '; beside the oracle, until the speedup\u2019s 95% interval is within \u00b1' +
                                               fmt(100 * c.ratio_tolerance, 1) + '%' : '')],
       ['Inputs', c.seed === null ? 'from a secret key drawn for the run' : 'from seed ' + c.seed],
