@@ -11,7 +11,7 @@ namespace perflab {
 class Clock {
 public:
     virtual ~Clock() = default;
-    virtual std::string name() const = 0;       // "tsc", "monotonic", "pmu-cycles"
+    virtual std::string name() const = 0;       // "tsc", "monotonic"
     virtual std::string describe() const = 0;    // one line for reports and --verbose
     virtual double ticks_per_second() const = 0;
     // Bracket the measured code: start() orders nothing before it past it, stop()

@@ -285,40 +285,4 @@ std::variant<CounterReading, Unavailable> PerfCounterGroup::read() const {
     return r;
 }
 
-std::uint64_t PerfCounterGroup::read_leader() const {
-    if (::read(fds_.front(), raw_.data(), raw_.size() * sizeof raw_[0]) <= 0) return 0;
-    return raw_[3];
-}
-
-// -------- the cycle clock --------
-
-PmuCycleClock::PmuCycleClock(PerfCounterGroup group, std::string event)
-    : group_(std::move(group)), event_(std::move(event)) {}
-
-std::variant<std::unique_ptr<PmuCycleClock>, Unavailable> PmuCycleClock::create(int window_ms) {
-    const auto& table = counter_event_candidates();
-    const auto& cycles =
-        std::find_if(table.begin(), table.end(), [](const auto& m) { return m.metric == "cycles"; })->events;
-    auto it = std::find_if(cycles.begin(), cycles.end(), [](const std::string& e) { return event_supported(e); });
-    // With no candidate supported, opening the generic name reports why.
-    std::string event = it != cycles.end() ? *it : cycles.front();
-    auto opened = PerfCounterGroup::open({event});
-    if (auto* why = std::get_if<Unavailable>(&opened)) return *why;
-    std::unique_ptr<PmuCycleClock> clock(new PmuCycleClock(std::move(std::get<PerfCounterGroup>(opened)), event));
-    clock->group_.start();
-
-    // The rate only converts cycles to seconds for reports.
-    clock->hz_ = measure_ticks_per_second(*clock, window_ms);
-    return clock;
-}
-
-std::string PmuCycleClock::describe() const {
-    return fmt::format("core cycles from the PMU ({}, user mode), about {:.3f} GHz while busy", event_, hz_ / 1e9);
-}
-
-// read() is a system call: nothing is reordered across it, so no fences are needed.
-// Its own kernel time is excluded from the user-mode count.
-std::uint64_t PmuCycleClock::start() { return group_.read_leader(); }
-std::uint64_t PmuCycleClock::stop() { return group_.read_leader(); }
-
 }  // namespace perflab

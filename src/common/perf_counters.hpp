@@ -5,13 +5,10 @@
 // of printing zeros as if they had been measured.
 #pragma once
 
-#include "clock.hpp"
-
 #include <sys/types.h>
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -91,8 +88,6 @@ public:
     // Unavailable when the group was never on the PMU while enabled (time_running 0):
     // its zeros would not be measurements.
     std::variant<CounterReading, Unavailable> read() const;
-    // The leader's count as it runs, with no allocation: for clocks.
-    std::uint64_t read_leader() const;
 
 private:
     PerfCounterGroup(std::vector<std::string> events, std::vector<int> fds);
@@ -102,26 +97,6 @@ private:
     std::vector<int> fds_;                    // fds_[0] is the leader
     mutable std::vector<std::uint64_t> raw_;  // one PERF_FORMAT_GROUP record, reused
     std::uint64_t enabled_at_start_ = 0, running_at_start_ = 0;
-};
-
-// Core cycles of the calling thread in user mode (--clock cycles). Unlike the TSC
-// it follows the core's actual frequency; its ticks_per_second is the average rate
-// measured against CLOCK_MONOTONIC at creation, for converting to seconds only.
-class PmuCycleClock final : public Clock {
-public:
-    static std::variant<std::unique_ptr<PmuCycleClock>, Unavailable> create(int window_ms = 20);
-
-    std::string name() const override { return "pmu-cycles"; }
-    std::string describe() const override;
-    double ticks_per_second() const override { return hz_; }
-    std::uint64_t start() override;
-    std::uint64_t stop() override;
-
-private:
-    PmuCycleClock(PerfCounterGroup group, std::string event);
-    PerfCounterGroup group_;
-    std::string event_;
-    double hz_ = 0;
 };
 
 }  // namespace perflab
