@@ -2,6 +2,7 @@
 // so they exercise the real path end to end; hardware events exercise the
 // "unavailable" explanations on machines (like the course VMs) without a PMU.
 #include "common/perf_counters.hpp"
+#include "pfm_events.hpp"
 
 #include <catch2/catch.hpp>
 #include <perfmon/pfmlib.h>
@@ -13,14 +14,9 @@
 #include <sstream>
 
 using namespace perflab;
+using perflab::test::machine_has_pmu;
 
 namespace {
-
-// The kernel registers a "cpu" (or hybrid "cpu_core") event source only when a PMU exists.
-bool machine_has_pmu() {
-    return std::filesystem::exists("/sys/bus/event_source/devices/cpu") ||
-           std::filesystem::exists("/sys/bus/event_source/devices/cpu_core");
-}
 
 struct FreshPages {
     explicit FreshPages(std::size_t n) : bytes(n * std::size_t(sysconf(_SC_PAGESIZE))) {
@@ -124,6 +120,28 @@ TEST_CASE("unknown event names are reported by name", "[counters]") {
     }
     auto none = PerfCounterGroup::open({});
     CHECK(std::holds_alternative<Unavailable>(none));
+}
+
+TEST_CASE("an event of a PMU model this CPU lacks is named as such, not as unknown", "[counters]") {
+    const auto event = perflab::test::event_of_an_undetected_pmu();
+    REQUIRE(event);
+    auto opened = PerfCounterGroup::open({*event});
+    auto* why = std::get_if<Unavailable>(&opened);
+    REQUIRE(why != nullptr);
+    CHECK(why->cause.find("unknown event") == std::string::npos);
+    CHECK(why->cause.find("'" + *event + "' is an event of the ") != std::string::npos);
+    CHECK(why->line().find('\n') == std::string::npos);
+    if (machine_has_pmu()) {
+        // Another CPU's event on a real PMU is the user's mistake, refused up front.
+        CHECK(why->bad_name);
+        CHECK(bad_event_name(*event));
+        return;
+    }
+    // Without a PMU no name could be counted: the machine's limit, with its remedy.
+    CHECK_FALSE(why->bad_name);
+    CHECK_FALSE(bad_event_name(*event));
+    CHECK(why->cause.find("no hardware PMU") != std::string::npos);
+    CHECK(why->remedy.find("--simulate") != std::string::npos);
 }
 
 TEST_CASE("default events: generic names first, the PMU's own names where those fail", "[counters]") {

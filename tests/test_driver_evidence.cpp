@@ -10,6 +10,7 @@
 
 #include "common/proc_stat.hpp"
 #include "harness.hpp"
+#include "pfm_events.hpp"
 
 using namespace perflab::test;
 using nlohmann::json;
@@ -84,6 +85,25 @@ TEST_CASE("an unknown event name is refused by name before anything is measured"
     CHECK_THAT(r.err, Catch::Contains("unknown event 'perf::NO_SUCH_EVENT_XYZ'"));
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK(r.out.empty());
+}
+
+TEST_CASE("another CPU model's event without a PMU: the run goes on and says there is no PMU", "[driver][evidence]") {
+    const auto event = event_of_an_undetected_pmu();
+    REQUIRE(event);
+    std::string exe = build_driver("tests/fixtures/kernels/fast.c");
+    std::string path = scratch_dir("evidence-other-pmu") + "/r.json";
+    auto r = run({exe, "--events", *event, "--kernel", "rotate", "--dims", "32", "--max-samples", "2", "--json", path});
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains("'" + *event + "' is an event of the "));
+    if (machine_has_pmu()) {
+        CHECK(r.status == 1);  // a PMU that is not this one: a mistake in the name
+        return;
+    }
+    REQUIRE(r.status == 0);
+    json report = json::parse(read_file(path));
+    std::string reason = report["counters_unavailable"];
+    CHECK_THAT(reason, Catch::Contains("no hardware PMU") && Catch::Contains("--simulate"));
+    CHECK_THAT(r.out, Catch::Contains("Summary of Your Best Scores:"));
 }
 
 TEST_CASE("software events are counted through libpfm4 around each timed call", "[driver][evidence]") {

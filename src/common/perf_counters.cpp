@@ -6,6 +6,7 @@
 #include <perfmon/pfmlib_perf_event.h>
 #endif
 
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -29,39 +30,6 @@ std::vector<std::string> with_fallbacks(std::string generic, std::string_view ze
 }
 
 const std::string kNoPmuRemedy = "use --simulate";
-
-// -------- event encoding: the only part that needs libpfm4 --------
-
-#ifdef PERFLAB_NO_LIBPFM
-
-std::variant<perf_event_attr, Unavailable> encode(const std::string&) {
-    return Unavailable{"counters are not built in (libpfm4-dev was missing at build time)",
-                       "install libpfm4-dev and rebuild"};
-}
-
-#else
-
-std::variant<perf_event_attr, Unavailable> encode(const std::string& event) {
-    static const int init = pfm_initialize();
-    if (init != PFM_SUCCESS)
-        return Unavailable{fmt::format("libpfm4 failed to initialise ({})", pfm_strerror(init)),
-                           "check the libpfm4 installation and unset any LIBPFM_* environment variables"};
-    perf_event_attr attr{};
-    pfm_perf_encode_arg_t arg{};
-    arg.size = sizeof arg;
-    arg.attr = &attr;
-    int rc = pfm_get_os_event_encoding(event.c_str(), PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
-    if (rc == PFM_ERR_NOTFOUND)
-        return Unavailable{fmt::format("unknown event '{}' (libpfm4 knows no such event on this CPU)", event),
-                           "list this CPU's events with libpfm4's showevtinfo, or use a perf:: name such as perf::CYCLES",
-                           true};
-    if (rc != PFM_SUCCESS)
-        return Unavailable{fmt::format("event '{}' cannot be encoded ({})", event, pfm_strerror(rc)),
-                           "check its unit masks and modifiers with libpfm4's showevtinfo", true};
-    return attr;
-}
-
-#endif
 
 // -------- perf_event_open and what its errors mean --------
 
@@ -90,6 +58,81 @@ bool hardware_pmu_present() {
     }
     return !is_unsupported(errno);
 }
+
+// -------- event encoding: the only part that needs libpfm4 --------
+
+#ifdef PERFLAB_NO_LIBPFM
+
+std::variant<perf_event_attr, Unavailable> encode(const std::string&) {
+    return Unavailable{"counters are not built in (libpfm4-dev was missing at build time)",
+                       "install libpfm4-dev and rebuild"};
+}
+
+#else
+
+const std::string kListEventsRemedy =
+    "list this CPU's events with libpfm4's showevtinfo, or use a perf:: name such as perf::CYCLES";
+
+// The description of the PMU model whose tables hold `event` ("pmu::EVENT:..."), when
+// libpfm4 has that model but did not detect it here: it encodes only for detected
+// PMUs, so to pfm_get_os_event_encoding such a name is as unknown as a misspelt one.
+std::optional<std::string> undetected_pmu_of(const std::string& event) {
+    const auto sep = event.find("::");
+    if (sep == std::string::npos) return std::nullopt;
+    const std::string pmu_name = event.substr(0, sep);
+    const std::string event_name = event.substr(sep + 2, event.find(':', sep + 2) - (sep + 2));
+    // pfm_for_all_pmus() increments an enum, which C++ does not allow.
+    for (int pmu = PFM_PMU_NONE; pmu < PFM_PMU_MAX; ++pmu) {
+        pfm_pmu_info_t pmu_info{};
+        pmu_info.size = sizeof pmu_info;
+        if (pfm_get_pmu_info(pfm_pmu_t(pmu), &pmu_info) != PFM_SUCCESS || pmu_info.is_present ||
+            strcasecmp(pmu_info.name, pmu_name.c_str()) != 0)
+            continue;
+        for (int i = pmu_info.first_event; i != -1; i = pfm_get_event_next(i)) {
+            pfm_event_info_t info{};
+            info.size = sizeof info;
+            if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &info) == PFM_SUCCESS &&
+                strcasecmp(info.name, event_name.c_str()) == 0)
+                return std::string(pmu_info.desc);
+        }
+    }
+    return std::nullopt;
+}
+
+// With no hardware PMU at all, an event of a model that is not here is the machine's
+// limit, not the user's mistake: the run goes on and says so, as for perf:: names.
+Unavailable undetected_pmu_event(const std::string& event, const std::string& pmu) {
+    if (!hardware_pmu_present())
+        return {fmt::format("'{}' is an event of the {} PMU, but this machine has no hardware PMU (e.g. a VM without "
+                            "PMU passthrough)",
+                            event, pmu),
+                kNoPmuRemedy};
+    return {fmt::format("'{}' is an event of the {} PMU, which libpfm4 does not detect on this CPU", event, pmu),
+            kListEventsRemedy, true};
+}
+
+std::variant<perf_event_attr, Unavailable> encode(const std::string& event) {
+    static const int init = pfm_initialize();
+    if (init != PFM_SUCCESS)
+        return Unavailable{fmt::format("libpfm4 failed to initialise ({})", pfm_strerror(init)),
+                           "check the libpfm4 installation and unset any LIBPFM_* environment variables"};
+    perf_event_attr attr{};
+    pfm_perf_encode_arg_t arg{};
+    arg.size = sizeof arg;
+    arg.attr = &attr;
+    int rc = pfm_get_os_event_encoding(event.c_str(), PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+    if (rc == PFM_ERR_NOTFOUND) {
+        if (auto pmu = undetected_pmu_of(event)) return undetected_pmu_event(event, *pmu);
+        return Unavailable{fmt::format("unknown event '{}' (libpfm4 knows no such event on this CPU)", event),
+                           kListEventsRemedy, true};
+    }
+    if (rc != PFM_SUCCESS)
+        return Unavailable{fmt::format("event '{}' cannot be encoded ({})", event, pfm_strerror(rc)),
+                           "check its unit masks and modifiers with libpfm4's showevtinfo", true};
+    return attr;
+}
+
+#endif
 
 int read_paranoid_level() {
     std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
