@@ -329,6 +329,19 @@ TEST_CASE("--check-options checks what a run would read, and times nothing", "[d
     CHECK_THAT(bad.err, Catch::Contains("no rotate CPE for dimension 128"));
 }
 
+TEST_CASE("calibrating rotate alone prints its table only, and --baseline takes it", "[driver][cli]") {
+    std::string dir = scratch_dir("cli-calibrate-rotate");
+    auto calibrated = run({fast_driver(), "--calibrate", "--kernel", "rotate", "--dims", "64", "--max-samples", "3"});
+    REQUIRE(calibrated.status == 0);
+    CHECK(lines_starting_with(calibrated.out, "[rotate.cpe]").size() == 1);
+    CHECK(lines_starting_with(calibrated.out, "64 = ").size() == 1);
+    CHECK(calibrated.out.find("[smooth") == std::string::npos);
+    write_file(dir + "/rotate.toml", calibrated.out);
+    auto used = run({fast_driver(), "--check-options", "--kernel", "rotate", "--dims", "64", "--baseline",
+                     dir + "/rotate.toml"});
+    CHECK(used.status == 0);
+}
+
 TEST_CASE("a kernel host built for another version of the driver is told to be rebuilt", "[driver][cli]") {
     // A stale kernel-host beside a newer driver: the host runtime compiled with another
     // protocol version, linked with a kernels file that is not at fault.

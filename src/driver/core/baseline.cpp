@@ -39,6 +39,9 @@ BaselineFile load_baseline(const std::string& path) { return parse_baseline(read
 std::string baseline_to_toml(const BaselineFile& baseline, const std::string& comment) {
     std::string out = fmt::format("# perflab baseline CPEs (the naive oracle). {}\n", comment);
     for (Kernel k : kAllKernels) {
+        // A kernel left out of the calibration (--kernel) gets no table: an empty one
+        // would read as a kernel measured and found to have no dimensions.
+        if (baseline.of(k).empty()) continue;
         out += fmt::format("\n[{}.cpe]\n", kernel_name(k));
         for (const auto& [dim, cpe] : baseline.of(k)) out += fmt::format("{} = {:.4f}\n", dim, cpe);
     }
