@@ -85,7 +85,7 @@ int run(int argc, char** argv) {
                  "cacheprobe"};
     app.set_version_flag("--version", "cacheprobe (perflab) 1.0");
     bool quick = false, no_save = false;
-    std::string json_to, save_to = "build/cacheprobe.json";
+    std::string json_to, save_to = default_probe_result_path();
     std::size_t max_mib = 256;
     int cpu = -1;
     app.add_flag("--quick", quick, "fewer and shorter samples, curve up to 64 MiB (under 5 s)");

@@ -2,12 +2,15 @@
 // reference rotates, with the geometry given explicitly so the figures do not
 // depend on this machine, and the counters' unavailable path on a VM without PMU.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/machine.hpp"
+#include "common/probe_result.hpp"
 #include "common/proc_stat.hpp"
 #include "harness.hpp"
 #include "pfm_events.hpp"
@@ -54,6 +57,42 @@ TEST_CASE("simulation: blocking cuts the naive rotate's D1 write misses, the sam
     auto second = simulated_write_misses("second");
     CHECK(second.first == first.first);  // deterministic: identical counts
     CHECK(second.second == first.second);
+}
+
+TEST_CASE("the driver reads cacheprobe's result beside itself, not under the working directory", "[driver][evidence]") {
+    const perflab::MachineInfo machine = perflab::read_machine_info();
+    const perflab::CacheLevel* l1 = machine.l1d();
+    REQUIRE(l1 != nullptr);
+    REQUIRE(l1->line_bytes > 0);
+    // A driver directory of its own, with its hosts, as a student's checkout has them.
+    namespace fs = std::filesystem;
+    const std::string dir = scratch_dir("evidence-probe-path"), bin = dir + "/bin";
+    const fs::path built = fs::path(build_driver("tests/fixtures/kernels/fast.c")).parent_path();
+    fs::create_directories(bin);
+    for (const char* exe : {"driver", "kernel-host", "reference-host"}) fs::create_hard_link(built / exe, bin + "/" + exe);
+    // Certain measurements of twice and four times the reported L1d (as many sets
+    // more, so cachegrind can model both): the simulated D1 tells which file was read.
+    auto probe_result = [&](std::size_t l1_bytes) {
+        perflab::ProbeResult r;
+        r.line_bytes = l1->line_bytes;
+        r.line_certain = true;
+        perflab::ProbeLevel level;
+        level.level = 1;
+        level.size_bytes = l1_bytes;
+        level.certain = true;
+        r.levels = {level};
+        return perflab::to_json_text(r);
+    };
+    write_file(bin + "/build/cacheprobe.json", probe_result(2 * l1->size_bytes));
+    write_file(dir + "/elsewhere/build/cacheprobe.json", probe_result(4 * l1->size_bytes));  // stale, not ours
+    auto r = sh("cd '" + dir + "/elsewhere' && '" + bin +
+                "/driver' --simulate --kernel rotate --dims 32 --max-samples 2 --variant 'rotate: Current working version'");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto simulated = lines_starting_with(r.out, "Simulated caches: ");
+    REQUIRE(simulated.size() == 1);
+    CHECK_THAT(simulated[0], Catch::StartsWith("Simulated caches: D1=" + std::to_string(2 * l1->size_bytes) + ",") &&
+                                 Catch::Contains("measured by cacheprobe (" + bin + "/build/cacheprobe.json)"));
 }
 
 TEST_CASE("counters on a machine without a PMU: one line, the full report, the reason in JSON", "[driver][evidence]") {

@@ -1,6 +1,7 @@
 #include "probe_result.hpp"
 
 #include "common/atomic_file.hpp"
+#include "common/executable_dir.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -116,6 +117,8 @@ std::optional<ProbeResult> parse_probe_result(const std::string& text) {
         return std::nullopt;
     }
 }
+
+std::string default_probe_result_path() { return executable_dir() + "/build/cacheprobe.json"; }
 
 std::optional<ProbeResult> load_probe_result(const std::string& path) {
     std::ifstream in(path);

@@ -1,6 +1,7 @@
 // What cacheprobe measured, as the driver's tile advice and the cache simulation read
 // it back: line size and per-level size and latency, each with a certain flag, beside
-// what the OS or CPUID reported. Saved as JSON (build/cacheprobe.json by default).
+// what the OS or CPUID reported. Saved as JSON (build/cacheprobe.json beside the
+// program by default).
 #pragma once
 
 
@@ -65,6 +66,10 @@ struct ProbeResult {
 std::string to_json_text(const ProbeResult& result);
 // nullopt when the text is not a cacheprobe result (of this format version).
 std::optional<ProbeResult> parse_probe_result(const std::string& json_text);
+// build/cacheprobe.json in the running program's directory: ./cacheprobe and ./driver
+// are built side by side, so each finds the other's file whatever directory it is run
+// from, and never a stale one that happens to lie under the working directory.
+std::string default_probe_result_path();
 // nullopt when the file is missing, unreadable or not a cacheprobe result.
 std::optional<ProbeResult> load_probe_result(const std::string& path);
 // Writes atomically (temporary file, then rename); returns "" or the error.

@@ -16,6 +16,7 @@
 #include "common/affinity.hpp"
 #include "common/atomic_file.hpp"
 #include "common/clock.hpp"
+#include "common/executable_dir.hpp"
 #include "common/machine.hpp"
 #include "driver/core/baseline.hpp"
 #include "driver/core/cache_clear.hpp"
@@ -54,18 +55,12 @@ std::string calibration_toml(const Plan& plan, const std::vector<std::vector<dou
     return baseline_to_toml(b, fmt::format("Measured on {} with {}.", run.machine.cpu_model, run.clock.description));
 }
 
-std::string exe_dir() {
-    std::error_code ec;
-    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string(".") : p.parent_path().string();
-}
-
 // The kernel hosts: the student's (built from kernels.c by make) and the driver's
 // own, both beside the driver unless the options name them.
 std::pair<HostLaunch, HostLaunch> host_launches(const Options& opt) {
     HostLaunch student, reference;
-    student.executable = opt.host.value_or(exe_dir() + "/kernel-host");
-    reference.executable = opt.reference_host.value_or(exe_dir() + "/reference-host");
+    student.executable = opt.host.value_or(executable_dir() + "/kernel-host");
+    reference.executable = opt.reference_host.value_or(executable_dir() + "/reference-host");
     // Starting a host is no kernel call: a short --timeout, meant for slow kernels,
     // must not fail a host that a loaded machine starts slowly (bubblewrap, seccomp).
     student.start_seconds = std::max(opt.timeout_seconds, kHostStartFloorSeconds);

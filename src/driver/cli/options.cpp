@@ -2,10 +2,10 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/executable_dir.hpp"
 #include "common/perf_counters.hpp"
 #include "driver/evidence/cachegrind.hpp"
 
@@ -19,12 +19,6 @@ void print_classic_usage(const char* argv0) {
 }
 
 CLI::Validator dimension_range() { return CLI::Range(1, kMaxDim); }
-
-[[maybe_unused]] std::string executable_dir() {
-    std::error_code ec;
-    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? "." : exe.parent_path().string();
-}
 
 // An instructor can build a handout whose driver uses the grading host's baseline
 // and policy by default (make handout BASELINE=... POLICY=...): the files sit

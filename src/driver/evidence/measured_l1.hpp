@@ -8,20 +8,18 @@
 #include <string>
 
 #include "common/machine.hpp"
+#include "common/probe_result.hpp"
 
 namespace perflab {
-
-// Where ./cacheprobe saves its result by default (relative to the repository).
-inline constexpr const char* kProbeResultPath = "build/cacheprobe.json";
 
 struct L1Geometry {
     std::size_t bytes = 0;
     int line = 0;
-    std::string source;  // "measured by cacheprobe (build/cacheprobe.json)", "reported by sysfs", ...
+    std::string source;  // "measured by cacheprobe (/path/to/build/cacheprobe.json)", "reported by sysfs", ...
     bool measured = false;
 };
 
 // cacheprobe's measurement when the file holds a certain one, the machine's report otherwise.
-std::optional<L1Geometry> l1_geometry(const MachineInfo& machine, const std::string& probe_path = kProbeResultPath);
+std::optional<L1Geometry> l1_geometry(const MachineInfo& machine, const std::string& probe_path = default_probe_result_path());
 
 }  // namespace perflab

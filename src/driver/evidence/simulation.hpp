@@ -33,7 +33,7 @@ std::string describe_geometry(const CachegrindGeometry& geometry);
 // geometry_from_machine), with the D1 size and line that ./cacheprobe measured
 // where its saved result is certain and cachegrind can model it.
 std::variant<CachegrindGeometry, SimulationError> simulation_geometry(const MachineInfo& machine,
-                                                                 const std::string& probe_path = kProbeResultPath);
+                                                                 const std::string& probe_path = default_probe_result_path());
 
 // The geometry a run simulates: `spec` (--cache-geometry) when given, else the machine's.
 std::variant<CachegrindGeometry, SimulationError> chosen_geometry(const std::optional<std::string>& spec,
