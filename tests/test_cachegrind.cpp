@@ -63,6 +63,63 @@ TEST_CASE("cache geometry from the machine", "[cachegrind]") {
     }
 }
 
+namespace {
+
+// A Zen 4 core's CPUID as read_cpuid_caches() asks it: 32 KiB 8-way L1d, 1 MiB 8-way
+// L2, 32 MiB L3 whose legacy leaf defers its ways (code 9) to leaf 0x8000001D,
+// which there is only with TopologyExtensions (CPUID 0x80000001 ECX bit 22).
+Cpuid zen4_cpuid(bool topology_extensions) {
+    return [=](unsigned leaf, unsigned sub) -> std::optional<CpuidRegs> {
+        // Leaf 4 subleaf: type (1 data, 2 instruction, 3 unified), level, ways, sets, 64 B lines.
+        auto cache = [](unsigned type, unsigned level, unsigned ways, unsigned sets) {
+            return CpuidRegs{type | level << 5, (ways - 1) << 22 | 63, sets - 1, 0};
+        };
+        switch (leaf) {
+            case 0: return CpuidRegs{0x10, 0x68747541, 0x444d4163, 0x69746e65};  // AuthenticAMD
+            case 0x80000000: return CpuidRegs{0x80000021, 0, 0, 0};
+            case 0x80000001: return CpuidRegs{0, 0, topology_extensions ? 1u << 22 : 0u, 0};
+            case 0x80000005: return CpuidRegs{0, 0, 32u << 24 | 8u << 16 | 64, 0};
+            case 0x80000006: return CpuidRegs{0, 0, 1024u << 16 | 0x6u << 12 | 64, 64u << 18 | 0x9u << 12 | 64};
+            case 0x8000001D:
+                switch (sub) {
+                    case 0: return cache(1, 1, 8, 64);
+                    case 1: return cache(2, 1, 8, 64);
+                    case 2: return cache(3, 2, 8, 2048);
+                    case 3: return cache(3, 3, 16, 32768);
+                    default: return CpuidRegs{};
+                }
+            default: return std::nullopt;
+        }
+    };
+}
+
+}  // namespace
+
+TEST_CASE("a Zen without sysfs cache entries: L3 ways from CPUID leaf 0x8000001D, else LL is the L2", "[cachegrind]") {
+    MachineInfo m;
+    SECTION("with leaf 0x8000001D every level is known, the L3 too") {
+        m.caches = read_cpuid_caches(zen4_cpuid(true));
+        REQUIRE(m.level(3) != nullptr);
+        CHECK(m.level(3)->ways == 16);
+        CHECK(m.level(3)->source == "cpuid 0x8000001D");
+        auto g = value_or_fail(geometry_from_machine(m));
+        CHECK(g.D1 == SimulatedCache{32 << 10, 8, 64});
+        CHECK(g.LL == SimulatedCache{32 << 20, 16, 64});
+        CHECK(g.source == "D1 = L1d from cpuid 0x8000001D, LL = L3 from cpuid 0x8000001D");
+    }
+    SECTION("without it the L3's ways are unknown, and --simulate models the L2, saying why") {
+        m.caches = read_cpuid_caches(zen4_cpuid(false));
+        REQUIRE(m.level(3) != nullptr);
+        CHECK(m.level(3)->size_bytes == std::size_t(32) << 20);
+        CHECK(m.level(3)->ways == 0);
+        auto g = value_or_fail(geometry_from_machine(m));
+        CHECK(g.D1 == SimulatedCache{32 << 10, 8, 64});
+        CHECK(g.LL == SimulatedCache{1 << 20, 8, 64});
+        CHECK_THAT(g.source, Catch::Contains("LL = L2 from cpuid 0x80000006 (the L3 from cpuid 0x80000006 gives no "
+                                             "associativity)"));
+    }
+}
+
 TEST_CASE("cache geometry from a specification", "[cachegrind]") {
     auto g = value_or_fail(parse_cache_geometry("D1=32768,8,64:LL=1048576,16,64"));
     CHECK(g.D1 == SimulatedCache{32768, 8, 64});

@@ -32,16 +32,63 @@ std::string cpu_model_from_cpuid() {
     return s;
 }
 
-bool is_amd() {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
-    return b == 0x68747541;  // "Auth" of AuthenticAMD
+bool is_amd(const Cpuid& cpuid) {
+    auto vendor = cpuid(0, 0);
+    return vendor && vendor->ebx == 0x68747541;  // "Auth" of AuthenticAMD
+}
+
+// AMD's leaf 0x8000001D (present with TopologyExtensions) describes each cache as
+// Intel's leaf 4 does; the legacy leaves give no L3 ways on Zen, only a pointer to it.
+bool has_amd_cache_topology(const Cpuid& cpuid) {
+    auto features = cpuid(0x80000001, 0);
+    return features && (features->ecx >> 22 & 1) && cpuid(0x8000001D, 0);
+}
+
+// Deterministic cache parameters, one subleaf per cache: Intel's leaf 4, AMD's 0x8000001D.
+std::vector<CacheLevel> deterministic_caches(const Cpuid& cpuid, unsigned leaf, const std::string& source) {
+    std::vector<CacheLevel> out;
+    for (unsigned sub = 0; sub < 16; ++sub) {
+        auto r = cpuid(leaf, sub);
+        if (!r) break;
+        unsigned type = r->eax & 0x1f;
+        if (type == 0) break;
+        if (type == 2) continue;  // instruction cache
+        int ways = int((r->ebx >> 22) & 0x3ff) + 1;
+        int partitions = int((r->ebx >> 12) & 0x3ff) + 1;
+        int line = int(r->ebx & 0xfff) + 1;
+        std::size_t sets = std::size_t(r->ecx) + 1;
+        out.push_back({int((r->eax >> 5) & 7), type == 1 ? "Data" : "Unified",
+                       std::size_t(ways) * partitions * line * sets, ways, line, source, true});
+    }
+    return out;
 }
 
 // AMD's legacy leaves encode L2/L3 associativity as a code, not a count.
 int amd_assoc(unsigned code) {
     static const int table[16] = {0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0};
     return table[code & 0xf];
+}
+
+// AMD's legacy leaves: L1d from 0x80000005, L2 and L3 from 0x80000006, whose
+// associativity code 9 means "see leaf 0x8000001D": without that leaf, unknown (0).
+std::vector<CacheLevel> amd_legacy_caches(const Cpuid& cpuid) {
+    std::vector<CacheLevel> out;
+    auto l1 = cpuid(0x80000005, 0);
+    auto l2l3 = cpuid(0x80000006, 0);
+    if (!l1 || !l2l3) return out;
+    unsigned c = l1->ecx;
+    unsigned l1_assoc = (c >> 16) & 0xff;
+    out.push_back({1, "Data", std::size_t((c >> 24) & 0xff) << 10, l1_assoc == 0xff ? 0 : int(l1_assoc),
+                   int(c & 0xff), "cpuid 0x80000005", true});
+    c = l2l3->ecx;
+    unsigned d = l2l3->edx;
+    if ((c >> 16) != 0)
+        out.push_back({2, "Unified", std::size_t(c >> 16) << 10, amd_assoc((c >> 12) & 0xf), int(c & 0xff),
+                       "cpuid 0x80000006", true});
+    if ((d >> 18) != 0)
+        out.push_back({3, "Unified", std::size_t(d >> 18) << 19, amd_assoc((d >> 12) & 0xf), int(d & 0xff),
+                       "cpuid 0x80000006", true});
+    return out;
 }
 
 void mark_plausibility(std::vector<CacheLevel>& caches) {
@@ -106,36 +153,21 @@ std::vector<CacheLevel> read_sysfs_caches(const std::string& cpu_dir) {
     return out;
 }
 
-std::vector<CacheLevel> read_cpuid_caches() {
+std::optional<CpuidRegs> this_cpuid(unsigned leaf, unsigned subleaf) {
+    // Leaves past the highest of their range return another leaf's data on Intel.
+    if (leaf > __get_cpuid_max(leaf & 0x80000000, nullptr)) return std::nullopt;
+    CpuidRegs r;
+    __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
+    return r;
+}
+
+std::vector<CacheLevel> read_cpuid_caches(const Cpuid& cpuid) {
     std::vector<CacheLevel> out;
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (is_amd() && __get_cpuid_max(0x80000000, nullptr) >= 0x80000006) {
-        __get_cpuid(0x80000005, &a, &b, &c, &d);
-        unsigned l1_assoc = (c >> 16) & 0xff;
-        out.push_back({1, "Data", std::size_t((c >> 24) & 0xff) << 10,
-                       l1_assoc == 0xff ? 0 : int(l1_assoc), int(c & 0xff), "cpuid 0x80000005", true});
-        __get_cpuid(0x80000006, &a, &b, &c, &d);
-        if ((c >> 16) != 0)
-            out.push_back({2, "Unified", std::size_t(c >> 16) << 10, amd_assoc((c >> 12) & 0xf),
-                           int(c & 0xff), "cpuid 0x80000006", true});
-        if ((d >> 18) != 0)
-            out.push_back({3, "Unified", std::size_t(d >> 18) << 19, amd_assoc((d >> 12) & 0xf),
-                           int(d & 0xff), "cpuid 0x80000006", true});
-    } else if (__get_cpuid_max(0, nullptr) >= 4) {
-        // Intel's deterministic cache parameters, one subleaf per cache.
-        for (unsigned sub = 0; sub < 16; ++sub) {
-            __cpuid_count(4, sub, a, b, c, d);
-            unsigned type = a & 0x1f;
-            if (type == 0) break;
-            if (type == 2) continue;  // instruction cache
-            int ways = int((b >> 22) & 0x3ff) + 1;
-            int partitions = int((b >> 12) & 0x3ff) + 1;
-            int line = int(b & 0xfff) + 1;
-            std::size_t sets = std::size_t(c) + 1;
-            out.push_back({int((a >> 5) & 7), type == 1 ? "Data" : "Unified",
-                           std::size_t(ways) * partitions * line * sets, ways, line, "cpuid 4", true});
-        }
-    }
+    if (is_amd(cpuid))
+        out = has_amd_cache_topology(cpuid) ? deterministic_caches(cpuid, 0x8000001D, "cpuid 0x8000001D")
+                                            : amd_legacy_caches(cpuid);
+    else
+        out = deterministic_caches(cpuid, 4, "cpuid 4");
     mark_plausibility(out);
     return out;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +38,15 @@ MachineInfo read_machine_info();
 // Parsers, exposed for tests on recorded inputs.
 std::optional<std::size_t> parse_sysfs_size(const std::string& text);  // "48K" -> 49152
 std::vector<CacheLevel> read_sysfs_caches(const std::string& cpu_dir);
-std::vector<CacheLevel> read_cpuid_caches();
+
+struct CpuidRegs {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+// One CPUID leaf and subleaf; nullopt beyond the CPU's highest leaf of that range.
+using Cpuid = std::function<std::optional<CpuidRegs>(unsigned leaf, unsigned subleaf)>;
+// This CPU's.
+std::optional<CpuidRegs> this_cpuid(unsigned leaf, unsigned subleaf);
+std::vector<CacheLevel> read_cpuid_caches(const Cpuid& cpuid = this_cpuid);
 
 // Largest cache a real part of this generation could have; a larger report is flagged.
 inline constexpr std::size_t kPlausibleCacheLimit = std::size_t{256} << 20;

@@ -89,6 +89,22 @@ std::optional<SimulatedCache> from_level(const CacheLevel* level) {
     return SimulatedCache{level->size_bytes, level->ways, level->line_bytes};
 }
 
+// The level LL simulates: the last plausible one whose figures are all known. One
+// without them - an AMD L3 whose legacy CPUID leaf defers its ways to leaf 0x8000001D,
+// on a CPU or VM without that leaf - gives way to the level below, and `why` says so.
+const CacheLevel* simulated_last_level(const MachineInfo& m, std::string& why) {
+    const CacheLevel* last = m.last_level();
+    for (int n = last ? last->level : 0; n >= 2; --n) {
+        const CacheLevel* c = m.level(n);
+        if (!c || !c->plausible) continue;
+        if (from_level(c)) return c;
+        if (why.empty())
+            why = fmt::format(" (the L{} from {} gives no {})", c->level, c->source,
+                              c->ways <= 0 ? "associativity" : "size or line size");
+    }
+    return last;
+}
+
 std::string last_line(const std::string& text) {
     std::istringstream in(text);
     std::string line, last;
@@ -124,13 +140,15 @@ std::optional<std::string> cachegrind_geometry_error(const SimulatedCache& c) {
 }
 
 std::variant<CachegrindGeometry, SimulationError> geometry_from_machine(const MachineInfo& m) {
+    std::string passed_over;
+    const CacheLevel* last = simulated_last_level(m, passed_over);
     auto d1 = from_level(m.l1d());
-    auto ll = from_level(m.last_level());
+    auto ll = from_level(last);
     if (!d1 || !ll)
         return SimulationError{"the machine reports no usable L1d or last-level cache geometry: give one explicitly as "
                                "D1=size,ways,line:LL=size,ways,line"};
-    std::string source = fmt::format("D1 = L1d from {}, LL = L{} from {}", m.l1d()->source, m.last_level()->level,
-                                     m.last_level()->source);
+    std::string source =
+        fmt::format("D1 = L1d from {}, LL = L{} from {}{}", m.l1d()->source, last->level, last->source, passed_over);
     if (ll->size > kSimulatedLLCap) {
         // Keep the ways: a smaller cache of the same associativity.
         source += fmt::format(", capped from {} MiB to {} MiB", ll->size >> 20, kSimulatedLLCap >> 20);

@@ -44,8 +44,8 @@ std::optional<std::string> cachegrind_geometry_error(const SimulatedCache& c);
 // reports in VMs describe no cache a single thread could fill.
 inline constexpr std::size_t kSimulatedLLCap = std::size_t{32} << 20;
 
-// D1 from the machine's L1d, LL from its last plausible level capped at
-// kSimulatedLLCap. A level whose set count is not a power of two keeps its size
+// D1 from the machine's L1d, LL from its last plausible level whose associativity is
+// known (else the level below, the source saying why) capped at kSimulatedLLCap. A level whose set count is not a power of two keeps its size
 // and gets a multiple of its ways (as cachegrind itself does for a detected LL).
 std::variant<CachegrindGeometry, SimulationError> geometry_from_machine(const MachineInfo& m);
 
