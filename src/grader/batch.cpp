@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/atomic_file.hpp"
+#include "common/counted.hpp"
 #include "common/scratch_dir.hpp"
 #include "batch_lock.hpp"
 #include "baseline_files.hpp"
@@ -102,7 +103,7 @@ int run_batch(const BatchSettings& s) {
         report["baseline"] = "batch";
         report["policy"] = grade.policy.source;
         write_batch_json(out, report, plan.state);
-        progress.note(fmt::format("baseline measured after {} hand-in{}: {}", graded, graded == 1 ? "" : "s", baseline));
+        progress.note(fmt::format("baseline measured after {}: {}", counted(graded, "hand-in"), baseline));
     };
 
     const std::string host = host_name();

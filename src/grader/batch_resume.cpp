@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "common/counted.hpp"
 #include "handin_digest.hpp"
 
 namespace perflab::grader {
@@ -75,19 +76,18 @@ ResumePlan plan_resume(const std::string& out_dir, const std::vector<Handin>& ha
         if (!present.count(r.id)) gone.push_back(r.id);
 
     if (kept)
-        plan.notes.push_back(fmt::format("{} of {} hand-in{} already graded in {} (--force regrades {})", kept,
-                                         handins.size(), handins.size() == 1 ? "" : "s", out_dir,
-                                         kept == 1 ? "it" : "them"));
+        plan.notes.push_back(fmt::format("{} of {} already graded in {} (--force regrades {})", kept,
+                                         counted(handins.size(), "hand-in"), out_dir, kept == 1 ? "it" : "them"));
     if (!failed.empty())
-        plan.notes.push_back(fmt::format("regrading {} hand-in{} whose record is an internal-error: {}", failed.size(),
-                                         failed.size() == 1 ? "" : "s", listed(failed)));
+        plan.notes.push_back(fmt::format("regrading {} whose record is an internal-error: {}",
+                                         counted(failed.size(), "hand-in"), listed(failed)));
     if (!changed.empty())
-        plan.notes.push_back(fmt::format("regrading {} hand-in{} changed since graded: {}", changed.size(),
-                                         changed.size() == 1 ? "" : "s", listed(changed)));
+        plan.notes.push_back(fmt::format("regrading {} changed since graded: {}", counted(changed.size(), "hand-in"),
+                                         listed(changed)));
     if (!gone.empty())
-        plan.notes.push_back(fmt::format("keeping {} record{} whose hand-in is not in the hand-ins directory: {} "
+        plan.notes.push_back(fmt::format("keeping {} whose hand-in is not in the hand-ins directory: {} "
                                          "(grade into another --out to leave them out)",
-                                         gone.size(), gone.size() == 1 ? "" : "s", listed(gone)));
+                                         counted(gone.size(), "record"), listed(gone)));
     return plan;
 }
 
@@ -107,9 +107,9 @@ int finish_batch(const std::string& out_dir, const ResultsStore& store, const Re
         if (r.status == Status::internal_error) failed.push_back(r.id);
     if (failed.empty()) return 0;
     std::fprintf(stderr,
-                 "%zu hand-in%s ended internal-error, the grader's own failure (%s): see their reasons in %s/gradebook.csv, "
+                 "%s ended internal-error, the grader's own failure (%s): see their reasons in %s/gradebook.csv, "
                  "fix the cause and run the same command again to regrade them\n",
-                 failed.size(), failed.size() == 1 ? "" : "s", listed(failed).c_str(), out_dir.c_str());
+                 counted(failed.size(), "hand-in").c_str(), listed(failed).c_str(), out_dir.c_str());
     return 1;
 }
 

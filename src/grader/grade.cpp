@@ -3,6 +3,7 @@
 #include "handin_digest.hpp"
 
 #include "common/atomic_file.hpp"
+#include "common/counted.hpp"
 #include "tenths.hpp"
 
 #include <filesystem>
@@ -96,8 +97,8 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
     // Rounded here, once: every output shows these parts and this sum of them.
     r.total = sum_of_tenths(r.rotate_points, r.smooth_points);
     if (r.status == Status::ok) {
-        r.reason = fmt::format("graded: median of {} trial{}, rotate speedup {:.2f}, smooth speedup {:.2f}", r.trials,
-                               r.trials == 1 ? "" : "s", set.rotate.speedup, set.smooth.speedup);
+        r.reason = fmt::format("graded: median of {}, rotate speedup {:.2f}, smooth speedup {:.2f}",
+                               counted(r.trials, "trial"), set.rotate.speedup, set.smooth.speedup);
         for (Kernel k : set.unsettled)
             r.reason += settings.policy.of(k).step > 0
                             ? fmt::format("; {} within the trials' noise of a grade's edge", kernel_name(k))

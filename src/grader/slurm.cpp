@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/atomic_file.hpp"
+#include "common/counted.hpp"
 #include "common/scratch_dir.hpp"
 #include "batch_lock.hpp"
 #include "batch_resume.hpp"
@@ -469,8 +470,8 @@ bool SlurmBatch::submit(const std::vector<std::string>& ids) {
     for (const auto& t : sub.tasks) tasks.push_back(t.ids);
     state_["submissions"].push_back({{"number", number}, {"job", sub.job}, {"tasks", tasks}});
     save_state();
-    progress_->note(fmt::format("submitted {} hand-in{} as Slurm job array {} ({} task{})", ids.size(),
-                                ids.size() == 1 ? "" : "s", sub.job, sub.tasks.size(), sub.tasks.size() == 1 ? "" : "s"));
+    progress_->note(fmt::format("submitted {} as Slurm job array {} ({})", counted(ids.size(), "hand-in"), sub.job,
+                                counted(sub.tasks.size(), "task")));
     active_.push_back(sub);
     return true;
 }
@@ -540,8 +541,8 @@ void SlurmBatch::failed(const Submission& sub, const Task& t, const TaskEnd& end
         r.id = id;
         r.status = Status::internal_error;
         r.node = end.node;
-        r.reason = fmt::format("{}, {} time{}: not the hand-in's fault; see {}{} (run the same command again once fixed)", what,
-                               attempts, attempts == 1 ? "" : "s", log, last.empty() ? "" : " ('" + last + "')");
+        r.reason = fmt::format("{}, {}: not the hand-in's fault; see {}{} (run the same command again once fixed)", what,
+                               counted(attempts, "time"), log, last.empty() ? "" : " ('" + last + "')");
         std::string feedback = fmt::format("perflab grader: {}\nstatus: {}\nreason: {}\n", id, status_id(r.status), r.reason);
         commit_graded(out_, store_, {r, feedback, std::nullopt}, b_.grade.policy);
         if (todo_.count(id)) progress_->done(id, summary(r));
@@ -588,9 +589,9 @@ bool SlurmBatch::poll(std::size_t& running, std::size_t& pending) {
     static const std::set<std::string> turn = {"None", "Priority", "Resources", "JobArrayTaskLimit"};
     for (const auto& [reason, tasks] : held)
         if (!turn.count(reason))
-            tell_once(fmt::format("Slurm keeps {} task{} of this batch pending: {}; the batch waits until Slurm can "
+            tell_once(fmt::format("Slurm keeps {} of this batch pending: {}; the batch waits until Slurm can "
                                   "start them (see `sinfo -R`), or stop it with Ctrl-C and fix the cause",
-                                  tasks, tasks == 1 ? "" : "s", reason),
+                                  counted(tasks, "task"), reason),
                       "pending: " + reason);
     std::erase_if(active_, [](const Submission& s) {
         return std::all_of(s.tasks.begin(), s.tasks.end(), [](const Task& t) { return t.handled; });

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "common/counted.hpp"
+
 namespace perflab {
 namespace {
 
@@ -68,11 +70,10 @@ std::string CheckFailure::describe() const {
                             rgb(first->expected), rgb(first->actual));
     switch (kind) {
         case Kind::wrong_result:
-            return fmt::format("dimension {}: {} wrong pixel{}{}", dim, wrong_pixels, wrong_pixels == 1 ? "" : "s",
-                               where);
+            return fmt::format("dimension {}: {}{}", dim, counted(wrong_pixels, "wrong pixel"), where);
         case Kind::unwritten:
-            return fmt::format("dimension {}: {} pixel{} of dst left unwritten{}", dim, unwritten_pixels,
-                               unwritten_pixels == 1 ? "" : "s", where);
+            return fmt::format("dimension {}: {} of dst left unwritten{}", dim, counted(unwritten_pixels, "pixel"),
+                               where);
         case Kind::src_modified:
         case Kind::out_of_bounds:
         case Kind::crashed:
@@ -129,8 +130,8 @@ std::optional<CheckFailure> Trial::verify(Kernel kernel, const CallOutcome& outc
         std::size_t before = img->damaged_canary_before(), after = img->damaged_canary_after();
         if (before || after) {
             f.kind = CheckFailure::Kind::out_of_bounds;
-            f.detail = before ? fmt::format("wrote {} byte{} before the start of {}", before, before == 1 ? "" : "s", name)
-                              : fmt::format("wrote {} byte{} past the end of {}", after, after == 1 ? "" : "s", name);
+            f.detail = before ? fmt::format("wrote {} before the start of {}", counted(before, "byte"), name)
+                              : fmt::format("wrote {} past the end of {}", counted(after, "byte"), name);
             return f;
         }
     }
@@ -142,7 +143,7 @@ std::optional<CheckFailure> Trial::verify(Kernel kernel, const CallOutcome& outc
         }));
         auto at = std::size_t(changed.first - src_now.begin());
         f.kind = CheckFailure::Kind::src_modified;
-        f.detail = fmt::format("src was modified ({} pixel{}, first src[{}][{}])", count, count == 1 ? "" : "s",
+        f.detail = fmt::format("src was modified ({}, first src[{}][{}])", counted(count, "pixel"),
                                at / std::size_t(n), at % std::size_t(n));
         return f;
     }
