@@ -116,14 +116,19 @@ void TextReporter::variant_table(const KernelResult& kernel, const VariantResult
         return;
     }
     std::string dims = "Dim\t", cpes = "Your CPEs", base = "Baseline CPEs", speed = "Speedup\t", samples = "Samples\t";
+    // The speedup comes from the same samples as the CPE, so it is as unsure; the
+    // mean is as unsure as its least certain dimension.
     for (const auto& d : v.dims) {
+        const char* mark = d.converged ? "" : "*";
         dims += fmt::format("\t{}", d.dim);
-        cpes += fmt::format("\t{:.1f}{}", d.cpe, d.converged ? "" : "*");
+        cpes += fmt::format("\t{:.1f}{}", d.cpe, mark);
         base += fmt::format("\t{:.1f}", d.baseline_cpe);
-        speed += fmt::format("\t{:.1f}", d.speedup);
+        speed += fmt::format("\t{:.1f}{}", d.speedup, mark);
         samples += fmt::format("\t{}", d.samples);
     }
-    fmt::print(out_, "{}\tMean\n{}\n{}\n{}\t{:.1f}\n", dims, cpes, base, speed, v.mean_speedup);
+    const bool mean_unsure = std::any_of(v.dims.begin(), v.dims.end(), [](const DimResult& d) { return !d.converged; });
+    fmt::print(out_, "{}\tMean\n{}\n{}\n{}\t{:.1f}{}\n", dims, cpes, base, speed, v.mean_speedup,
+               mean_unsure ? "*" : "");
     if (kernel.speed_of_light) {
         // Where either figure still holds the call's own cost, their ratio says
         // nothing about the kernel: a memcpy at 64 timed as its call once read as
