@@ -125,15 +125,27 @@ std::string flaky_tool(const std::string& dir, const std::string& tool, const st
     return dir + "/bin";
 }
 
-// Runs the Slurm batch of HANDINS with ARGS added in the background, cancels its
-// array's task 1 while it waits behind task 0 with DIR/down in place, and takes
-// DIR/down away once the grader's stderr (DIR/err) says SEEN. Returns the shell's result.
-test::CommandResult cancel_while_down(const Cluster& cluster, const std::string& dir, const std::string& handins,
-                               const std::vector<std::string>& args, const std::string& path, const std::string& seen) {
+// What a batch graded while one of Slurm's tools was down left behind.
+struct DownRun {
+    test::CommandResult run;
+    std::string err;
+    std::map<std::string, nlohmann::json> records;
+};
+
+// Grades hand-ins a and b (both good) through Slurm in the background, in the
+// scratch directory NAME with ARGS added and TOOL failing as flaky_tool's does on
+// calls matching PATTERN: cancels the array's task 1 while it waits behind task 0
+// with the tool down, and brings the tool back once the grader's stderr says SEEN.
+DownRun grade_while_down(const Cluster& cluster, const std::string& name, const std::string& tool,
+                         const std::string& pattern, const std::vector<std::string>& args, const std::string& seen) {
+    std::string dir = test::scratch_dir(name);
+    std::string handins = make_handins(dir, {{"a", "good"}, {"b", "good"}});
+    std::string path = flaky_tool(dir, tool, pattern);
     auto argv = slurm_argv(handins, dir + "/out");
     argv.insert(argv.end(), args.begin(), args.end());
-    return test::sh("export SLURM_CONF=" + cluster.conf() + " PATH=" + path + ":$PATH; " + shell_line(argv) + " 2>" + dir +
-                    "/err & pid=$!\n" + R"(
+    DownRun down;
+    down.run = test::sh("export SLURM_CONF=" + cluster.conf() + " PATH=" + path + ":$PATH; " + shell_line(argv) +
+                        " 2>" + dir + "/err & pid=$!\n" + R"(
 first=; for i in $(seq 600); do first=$(squeue -h -o %F -n perflab-grade | head -n 1); [ -n "$first" ] && break; sleep 0.1; done
 [ -n "$first" ] || { kill $pid; echo "no job"; exit 1; }
 touch )" + dir + R"(/down
@@ -142,6 +154,9 @@ for i in $(seq 600); do grep -qs ')" + seen + "' " + dir + R"(/err && break; sle
 rm -f )" + dir + R"(/down
 wait $pid
 )");
+    down.err = test::read_file(dir + "/err");
+    down.records = records_by_id(dir + "/out/results.jsonl");
+    return down;
 }
 
 std::string host() {
@@ -496,36 +511,27 @@ TEST_CASE("a task Slurm cannot start (its node drained) is named with Slurm's re
 
 TEST_CASE("a controller that does not answer scontrol is asked again, not taken for a job past MinJobAge", "[slurm]") {
     NEED_CLUSTER();
-    std::string dir = test::scratch_dir("slurm-scontrol-down");
-    std::string handins = make_handins(dir, {{"a", "good"}, {"b", "good"}});
-    std::string path = flaky_tool(dir, "scontrol", "*' show job '*");
-    auto r = cancel_while_down(cluster, dir, handins, {"--array-limit", "1", "--slurm-retries", "0"}, path,
-                               "scontrol could not say");
-    std::string err = test::read_file(dir + "/err");
-    INFO(r.out << err);
-    CHECK_THAT(err, Catch::Contains("scontrol could not say how Slurm job") &&
-                        Catch::Contains("Unable to contact slurm controller") && Catch::Contains("asking again"));
-    auto records = records_by_id(dir + "/out/results.jsonl");
-    REQUIRE(records.size() == 2);
-    CHECK(records["a"]["status"] == "ok");
+    auto down = grade_while_down(cluster, "slurm-scontrol-down", "scontrol", "*' show job '*",
+                                 {"--array-limit", "1", "--slurm-retries", "0"}, "scontrol could not say");
+    INFO(down.run.out << down.err);
+    CHECK_THAT(down.err, Catch::Contains("scontrol could not say how Slurm job") &&
+                             Catch::Contains("Unable to contact slurm controller") && Catch::Contains("asking again"));
+    REQUIRE(down.records.size() == 2);
+    CHECK(down.records["a"]["status"] == "ok");
     // Once the controller answers, the task's real end is what the record gives.
-    CHECK(records["b"]["status"] == "internal-error");
-    CHECK_THAT(records["b"]["reason"].get<std::string>(), Catch::Contains("CANCELLED") && !Catch::Contains("MinJobAge"));
+    CHECK(down.records["b"]["status"] == "internal-error");
+    CHECK_THAT(down.records["b"]["reason"].get<std::string>(),
+               Catch::Contains("CANCELLED") && !Catch::Contains("MinJobAge"));
 }
 
 TEST_CASE("sbatch failing on a resubmission is tried again, not blamed on --partition", "[slurm]") {
     NEED_CLUSTER();
-    std::string dir = test::scratch_dir("slurm-sbatch-down");
-    std::string handins = make_handins(dir, {{"a", "good"}, {"b", "good"}});
-    std::string path = flaky_tool(dir, "sbatch", "*");
-    auto r = cancel_while_down(cluster, dir, handins, {"--array-limit", "1", "--slurm-retries", "1"}, path,
-                               "sbatch failed resubmitting");
-    std::string err = test::read_file(dir + "/err");
-    INFO(r.out << err);
-    CHECK(r.status == 0);
-    CHECK_THAT(err, Catch::Contains("sbatch failed resubmitting hand-ins") && !Catch::Contains("--partition"));
-    auto records = records_by_id(dir + "/out/results.jsonl");
-    REQUIRE(records.size() == 2);
-    CHECK(records["a"]["status"] == "ok");
-    CHECK(records["b"]["status"] == "ok");
+    auto down = grade_while_down(cluster, "slurm-sbatch-down", "sbatch", "*",
+                                 {"--array-limit", "1", "--slurm-retries", "1"}, "sbatch failed resubmitting");
+    INFO(down.run.out << down.err);
+    CHECK(down.run.status == 0);
+    CHECK_THAT(down.err, Catch::Contains("sbatch failed resubmitting hand-ins") && !Catch::Contains("--partition"));
+    REQUIRE(down.records.size() == 2);
+    CHECK(down.records["a"]["status"] == "ok");
+    CHECK(down.records["b"]["status"] == "ok");
 }
