@@ -17,6 +17,9 @@
 #include "grader_outputs.hpp"
 #include "harness.hpp"
 #include "grader/slurm.hpp"
+#include "grader/slurm_answers.hpp"
+#include "grader/slurm_baselines.hpp"
+#include "grader/slurm_options.hpp"
 
 namespace fs = std::filesystem;
 using namespace perflab;
@@ -167,7 +170,7 @@ std::string host() {
 
 }  // namespace
 
-TEST_CASE("Slurm's answers are read field by field: squeue, scontrol, sacct", "[slurm]") {
+TEST_CASE("Slurm's answers are read field by field: sbatch, squeue, scontrol, sacct", "[slurm]") {
     auto live = parse_squeue("12|0|RUNNING|node1|None\n12|3|PENDING||JobArrayTaskLimit\nnot a line\n");
     REQUIRE(live.size() == 2);
     CHECK(live[0].job == "12");
@@ -196,6 +199,11 @@ TEST_CASE("Slurm's answers are read field by field: squeue, scontrol, sacct", "[
     CHECK(acct[1].state == "CANCELLED");
     CHECK(acct[1].node == "node2");
     CHECK(acct[1].source == "sacct");
+
+    CHECK(parse_sbatch_job("4211\n") == "4211");
+    CHECK(parse_sbatch_job("4211;cluster0\n") == "4211");  // sbatch --parsable on a federation
+    CHECK_FALSE(parse_sbatch_job("sbatch: error: Batch job submission failed\n"));
+    CHECK_FALSE(parse_sbatch_job(""));
 }
 
 TEST_CASE("a node whose baseline is far from the others' is flagged as an outlier", "[slurm]") {

@@ -14,6 +14,7 @@
 #include "common/sandbox.hpp"
 #include "policy_calibration.hpp"
 #include "slurm.hpp"
+#include "slurm_options.hpp"
 #include "static_checks.hpp"
 #include "trusted_sources.hpp"
 

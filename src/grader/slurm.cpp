@@ -10,7 +10,6 @@
 #include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "common/atomic_file.hpp"
@@ -23,7 +22,8 @@
 #include "progress.hpp"
 #include "results_store.hpp"
 #include "settings_check.hpp"
-#include "common/statistics.hpp"
+#include "slurm_answers.hpp"
+#include "slurm_baselines.hpp"
 #include "common/subprocess.hpp"
 #include "common/toml_file.hpp"
 
@@ -36,57 +36,6 @@ void SlurmFiles::create() const {
         fs::create_directories(d);
 }
 
-// ---------------------------------------------------------------------------
-// Options from the policy TOML
-
-SlurmFileOptions read_slurm_options(const std::string& policy_file) {
-    SlurmFileOptions o;
-    toml::table root = parse_toml(read_text_file(policy_file, "policy"), policy_file);
-    const toml::table* t = root["slurm"].as_table();
-    if (!t) return o;
-    auto bad = [&](const char* key, const char* type) {
-        return std::runtime_error(fmt::format("{}: [slurm] {} must be {}", policy_file, key, type));
-    };
-    for (const auto& [key, node] : *t) {
-        std::string k(key.str());
-        if (k == "enabled") {
-            if (!node.is_boolean()) throw bad("enabled", "true or false");
-            o.enabled = *node.value<bool>();
-        } else if (k == "partition") {
-            if (!node.is_string()) throw bad("partition", "a string");
-            o.partition = *node.value<std::string>();
-        } else if (k == "exclusive") {
-            auto v = node.value<std::string>();
-            if (!v || (*v != "node" && *v != "cores")) throw bad("exclusive", "\"node\" or \"cores\"");
-            o.exclusive = *v;
-        } else if (k == "array_limit" || k == "shard_size" || k == "cpus_per_task" || k == "retries" ||
-                   k == "time_minutes") {
-            auto v = node.value<int64_t>();
-            if (!v || *v < 0 || (*v == 0 && k != "array_limit" && k != "retries" && k != "time_minutes"))
-                throw bad(k.c_str(), "a positive integer");
-            if (k == "array_limit") o.array_limit = std::size_t(*v);
-            if (k == "shard_size") o.shard_size = std::size_t(*v);
-            if (k == "cpus_per_task") o.cpus_per_task = int(*v);
-            if (k == "retries") o.retries = int(*v);
-            if (k == "time_minutes") o.time_minutes = int(*v);
-        } else if (k == "sbatch_args") {
-            const toml::array* a = node.as_array();
-            if (!a) throw bad("sbatch_args", "an array of strings");
-            std::vector<std::string> args;
-            for (const auto& e : *a) {
-                if (!e.is_string()) throw bad("sbatch_args", "an array of strings");
-                args.push_back(*e.value<std::string>());
-            }
-            o.sbatch_args = args;
-        } else {
-            throw std::runtime_error(fmt::format("{}: unknown key [slurm] {}: the keys are enabled, partition, array_limit, "
-                                                 "shard_size, exclusive, cpus_per_task, retries, time_minutes, sbatch_args",
-                                                 policy_file, k));
-        }
-    }
-    return o;
-}
-
 void require_slurm_tools() {
     for (const char* tool : {"sbatch", "squeue", "scontrol", "scancel"}) {
         if (!find_executable(tool))
@@ -96,160 +45,13 @@ void require_slurm_tools() {
     }
 }
 
-// ---------------------------------------------------------------------------
-// Reading Slurm's answers
-
 namespace {
-
-std::string field(const std::string& line, const std::string& key) {
-    // Keys are whole words: "NodeList=" must not match "ReqNodeList=".
-    std::size_t at = 0;
-    while ((at = line.find(key + "=", at)) != std::string::npos) {
-        if (at == 0 || line[at - 1] == ' ') {
-            std::size_t start = at + key.size() + 1, end = line.find(' ', start);
-            return line.substr(start, end == std::string::npos ? std::string::npos : end - start);
-        }
-        at += key.size();
-    }
-    return "";
-}
-
-// Also refuses Slurm's NO_VAL (4294967294), which squeue shows for an array's
-// pending remainder in some states and which no task index reaches.
-bool all_digits(const std::string& s) {
-    return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 // What scontrol says of a job slurmctld no longer holds (past MinJobAge), as
 // opposed to a controller it could not reach.
 bool forgotten_job(const std::string& scontrol_output) {
     return scontrol_output.find("Invalid job id specified") != std::string::npos;
 }
-
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> out;
-    std::string part;
-    std::istringstream in(s);
-    while (std::getline(in, part, sep)) out.push_back(part);
-    if (!s.empty() && s.back() == sep) out.push_back("");
-    return out;
-}
-
-}  // namespace
-
-std::map<int, TaskEnd> parse_scontrol_jobs(const std::string& text) {
-    std::map<int, TaskEnd> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        std::string task = field(line, "ArrayTaskId");
-        if (!all_digits(task)) continue;  // the pending remainder of an array: "3-9%1"
-        TaskEnd e;
-        e.state = field(line, "JobState");
-        e.reason = field(line, "Reason");
-        e.exit_code = field(line, "ExitCode");
-        e.node = field(line, "BatchHost");
-        if (e.node.empty() || e.node == "(null)") e.node = field(line, "NodeList");
-        if (e.node == "(null)") e.node.clear();
-        e.source = "scontrol";
-        out[std::stoi(task)] = e;
-    }
-    return out;
-}
-
-std::map<int, TaskEnd> parse_sacct(const std::string& text, const std::string& array_job) {
-    std::map<int, TaskEnd> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        auto f = split(line, '|');
-        if (f.size() < 4) continue;
-        if (f[0].rfind(array_job + "_", 0) != 0) continue;
-        std::string task = f[0].substr(array_job.size() + 1);
-        if (!all_digits(task)) continue;
-        TaskEnd e;
-        e.state = f[1].substr(0, f[1].find(' '));  // "CANCELLED by 0"
-        e.exit_code = f[2];
-        e.node = f[3] == "None assigned" ? "" : f[3];
-        e.source = "sacct";
-        out[std::stoi(task)] = e;
-    }
-    return out;
-}
-
-std::vector<LiveTask> parse_squeue(const std::string& text) {
-    std::vector<LiveTask> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        auto f = split(line, '|');
-        if (f.size() < 5 || !all_digits(f[0]) || !all_digits(f[1])) continue;
-        out.push_back({f[0], std::stoi(f[1]), f[2], f[3], f[4]});
-    }
-    return out;
-}
-
-// ---------------------------------------------------------------------------
-// Baselines across nodes
-
-nlohmann::json compare_baselines(const std::vector<NodeBaseline>& baselines) {
-    auto median_by_dim = [&](auto member) {
-        std::map<int, std::vector<double>> all;
-        for (const auto& b : baselines)
-            for (const auto& [dim, cpe] : b.*member) all[dim].push_back(cpe);
-        std::map<int, double> med;
-        for (auto& [dim, v] : all) med[dim] = median(v);
-        return med;
-    };
-    const auto rotate_median = median_by_dim(&NodeBaseline::rotate);
-    const auto smooth_median = median_by_dim(&NodeBaseline::smooth);
-    std::vector<double> rot_dev, smo_dev, all_dev;
-    for (const auto& b : baselines) {
-        rot_dev.push_back(drift_percent(rotate_median, b.rotate));
-        smo_dev.push_back(drift_percent(smooth_median, b.smooth));
-        all_dev.push_back(rot_dev.back());
-        all_dev.push_back(smo_dev.back());
-    }
-    // A robust scale (median absolute deviation) so one slow node cannot hide
-    // itself by widening the threshold; never below 10%, which ordinary noise
-    // between identical nodes stays under at the dimensions graded.
-    double threshold = 10;
-    if (all_dev.size() >= 4) {
-        std::vector<double> abs_dev;
-        double m = median(all_dev);
-        for (double d : all_dev) abs_dev.push_back(std::fabs(d - m));
-        threshold = std::max(threshold, 3 * 1.4826 * median(abs_dev));
-    }
-    json list = json::array();
-    std::set<std::string> outlier_nodes;
-    auto cpes = [](const std::map<int, double>& by_dim) {
-        json o = json::object();
-        for (const auto& [dim, cpe] : by_dim) o[std::to_string(dim)] = cpe;
-        return o;
-    };
-    for (std::size_t i = 0; i < baselines.size(); ++i) {
-        const auto& b = baselines[i];
-        bool outlier = std::fabs(rot_dev[i]) > threshold || std::fabs(smo_dev[i]) > threshold;
-        if (outlier) outlier_nodes.insert(b.node);
-        list.push_back({{"node", b.node},
-                        {"task", b.task},
-                        {"file", b.file},
-                        {"measured_on", b.measured_on},
-                        {"rotate_cpe", cpes(b.rotate)},
-                        {"smooth_cpe", cpes(b.smooth)},
-                        {"deviation_percent", {{"rotate", rot_dev[i]}, {"smooth", smo_dev[i]}}},
-                        {"outlier", outlier}});
-    }
-    auto spread = [](const std::vector<double>& v) {
-        return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end());
-    };
-    return {{"baselines", list},
-            {"spread_percent", {{"rotate", spread(rot_dev)}, {"smooth", spread(smo_dev)}}},
-            {"outlier_threshold_percent", threshold},
-            {"outlier_nodes", json(std::vector<std::string>(outlier_nodes.begin(), outlier_nodes.end()))}};
-}
-
-// ---------------------------------------------------------------------------
-// The submitting side
-
-namespace {
 
 Finished run_tool(const std::vector<std::string>& argv, double seconds = 60) {
     // Slurm's commands retry a busy controller themselves; a minute is plenty.
@@ -463,9 +265,11 @@ bool SlurmBatch::submit(const std::vector<std::string>& ids) {
         throw std::runtime_error(fmt::format("sbatch refused the batch ({}): check --partition and --sbatch-args, "
                                              "and that `sinfo` works on this host",
                                              first_line(f.output)));
-    sub.job = first_line(f.output).substr(0, first_line(f.output).find(';'));
-    if (!all_digits(sub.job))
-        throw std::runtime_error(fmt::format("sbatch answered '{}' instead of a job id: check the Slurm version", sub.job));
+    std::optional<std::string> job = parse_sbatch_job(f.output);
+    if (!job)
+        throw std::runtime_error(fmt::format("sbatch answered '{}' instead of a job id: check the Slurm version",
+                                             first_line(f.output)));
+    sub.job = *job;
     json tasks = json::array();
     for (const auto& t : sub.tasks) tasks.push_back(t.ids);
     state_["submissions"].push_back({{"number", number}, {"job", sub.job}, {"tasks", tasks}});

@@ -9,9 +9,6 @@
 // visible at the same paths on every node (a shared filesystem).
 #pragma once
 
-#include <map>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,20 +27,6 @@ struct SlurmSettings {
     double poll_seconds = 5;        // how often squeue is read
     std::vector<std::string> sbatch_args;  // extra, e.g. --account=cs101 --qos=grading
 };
-
-// Fills unset fields from the `[slurm]` table of the policy TOML (which the
-// scoring policy parser ignores): partition, array_limit, shard_size,
-// exclusive = "node" | "cores", cpus_per_task, retries, time_minutes,
-// sbatch_args. Returns whether the table says `enabled = true`. Throws
-// std::runtime_error naming the key and the expected type.
-struct SlurmFileOptions {
-    bool enabled = false;
-    std::optional<std::string> partition, exclusive;
-    std::optional<std::size_t> array_limit, shard_size;
-    std::optional<int> cpus_per_task, retries, time_minutes;
-    std::optional<std::vector<std::string>> sbatch_args;
-};
-SlurmFileOptions read_slurm_options(const std::string& policy_file);
 
 // Throws std::runtime_error (one line, cause and remedy) when sbatch, squeue,
 // scontrol or scancel is not on PATH.
@@ -74,41 +57,5 @@ public:
 private:
     std::string out_;
 };
-
-// --- pieces with their own tests ------------------------------------------
-
-// How a finished array task ended, as Slurm says it.
-struct TaskEnd {
-    std::string state;      // COMPLETED, FAILED, TIMEOUT, PREEMPTED, CANCELLED, NODE_FAIL, OUT_OF_MEMORY, UNKNOWN
-    std::string reason;     // Slurm's Reason (scontrol) or "" (sacct has none)
-    std::string exit_code;  // "1:0"
-    std::string node;
-    std::string source;     // "sacct", "scontrol", or why neither knew
-};
-
-// `scontrol -o show job J` output (one line per job record) -> array task -> end.
-// Records whose ArrayTaskId is a range (pending tasks) are skipped.
-std::map<int, TaskEnd> parse_scontrol_jobs(const std::string& text);
-// `sacct -n -P -X -o JobID,State,ExitCode,NodeList` output -> array task -> end.
-std::map<int, TaskEnd> parse_sacct(const std::string& text, const std::string& array_job);
-
-// One live array task from `squeue -h -r -o %F|%K|%T|%N|%r`.
-struct LiveTask {
-    std::string job;  // array job id
-    int task = -1;
-    std::string state;  // PENDING, RUNNING, COMPLETING, ...
-    std::string node, reason;
-};
-std::vector<LiveTask> parse_squeue(const std::string& text);
-
-// Baselines measured by the tasks, compared across nodes: each one's deviation
-// from the per-dimension median of all of them, the spread, and the outliers.
-struct NodeBaseline {
-    std::string node, file, task, measured_on;
-    std::map<int, double> rotate, smooth;  // CPE per dimension
-};
-// Deviation (percent) above which a baseline is an outlier: 10%, or three
-// robust standard deviations of all the deviations when the cluster is noisier.
-nlohmann::json compare_baselines(const std::vector<NodeBaseline>& baselines);
 
 }  // namespace perflab::grader
