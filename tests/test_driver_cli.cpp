@@ -105,6 +105,7 @@ TEST_CASE("bad flags, values and files give one line on stderr and status 1", "[
         {"--no-such-flag"},
         {"--dims", "0"},
         {"--dims", "64,abc"},
+        {"--dims", "64,128,64"},
         {"--kernel", "sharpen"},
         {"-s", "not-a-number"},
         {"-f", dir + "/missing.txt"},
@@ -129,6 +130,18 @@ TEST_CASE("bad flags, values and files give one line on stderr and status 1", "[
     }
     // A bad flag is refused before anything is measured or printed.
     CHECK(run({fast_driver(), "--dims", "0"}).out.empty());
+}
+
+TEST_CASE("a baseline or policy file that is not TOML is told what the file should hold", "[driver][cli]") {
+    std::string dir = scratch_dir("cli-not-toml");
+    write_file(dir + "/report.json", "{\"schema\": 1}\n");  // a JSON report given by mistake
+    auto baseline = run({fast_driver(), "--baseline", dir + "/report.json", "--dims", "32"});
+    CHECK(baseline.status == 1);
+    CHECK_THAT(baseline.err, Catch::Contains(dir + "/report.json:1: ") && Catch::Contains("./driver --calibrate"));
+    auto policy = run({fast_driver(), "--policy", dir + "/report.json", "--dims", "32"});
+    CHECK(policy.status == 1);
+    CHECK_THAT(policy.err, Catch::Contains(dir + "/report.json:1: ") && Catch::Contains("[rotate] and [smooth] tables"));
+    for (const auto* r : {&baseline, &policy}) CHECK(std::count(r->err.begin(), r->err.end(), '\n') == 1);
 }
 
 TEST_CASE("--variant selects by name or by description", "[driver][cli]") {

@@ -9,7 +9,8 @@ namespace perflab::grader {
 
 SlurmFileOptions read_slurm_options(const std::string& policy_file) {
     SlurmFileOptions o;
-    toml::table root = parse_toml(read_text_file(policy_file, "policy"), policy_file);
+    toml::table root = parse_toml(read_text_file(policy_file, "policy"), policy_file,
+                                  "a policy file is TOML with [rotate], [smooth] and [slurm] tables (docs/grader.md)");
     const toml::table* t = root["slurm"].as_table();
     if (!t) return o;
     auto bad = [&](const char* key, const char* type) {

@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -140,6 +141,12 @@ ParseOutcome parse_options(int argc, char** argv) {
         std::puts(kVersion);
         return {std::nullopt, 0};
     }
+    // A dimension given twice would be timed twice and counted twice in the mean.
+    for (std::size_t i = 0; i < dims.size(); ++i)
+        if (std::find(dims.begin(), dims.begin() + std::ptrdiff_t(i), dims[i]) != dims.begin() + std::ptrdiff_t(i)) {
+            std::fprintf(stderr, "%s: --dims: %d is given twice: give each dimension once\n", argv[0], dims[i]);
+            return {std::nullopt, 1};
+        }
     o.dims_chosen = !dims.empty() || classic_dims;
     if (!dims.empty()) o.rotate_dims = o.smooth_dims = dims;
     if (classic_dims) {

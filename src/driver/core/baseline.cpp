@@ -7,7 +7,8 @@
 namespace perflab {
 
 BaselineFile parse_baseline(const std::string& toml_text, const std::string& source_name) {
-    toml::table root = parse_toml(toml_text, source_name);
+    toml::table root = parse_toml(toml_text, source_name,
+                                  "a baseline file is TOML as ./driver --calibrate > FILE writes it");
     BaselineFile b;
     b.source = source_name;
     for (Kernel k : kAllKernels) {
