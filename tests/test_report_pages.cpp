@@ -657,3 +657,23 @@ TEST_CASE("a count of one takes the singular on the batch page and in the grader
     REQUIRE(again.status == 0);
     CHECK_THAT(again.err, Catch::Contains("1 of 1 hand-in already graded in " + dir + "/out (--force regrades it)"));
 }
+
+TEST_CASE("the scoring chart draws full marks and no points whole, on a points axis that ends at the maximum", "[report][pages]") {
+    // Every rotate earns its 20 points and every smooth none: both markers sit on an edge of the chart.
+    const std::string policy = test::scratch_dir("page-edges-policy") + "/policy.toml";
+    test::write_file(policy, "[rotate]\nmax_points = 20\ncurve = [[0, 20]]\n"
+                             "[smooth]\nmax_points = 30\ncurve = [[1000, 0], [1001, 30]]\n");
+    const auto [report, b] = driver_page("page-edges", "tests/fixtures/kernels/fast.c",
+                                         {"--dims", "64", "--max-samples", "3", "--policy", policy});
+    for (const auto& [kernel, max] : {std::pair{"rotate", 20}, std::pair{"smooth", 30}}) {
+        INFO(kernel);
+        std::smatch m;
+        REQUIRE(std::regex_search(b.dom, m, std::regex(fmt::format("<canvas[^>]*aria-label=\"Mean speedup and the points it "
+                                                                   "earns \\(max {}\\)[^>]*>", max))));
+        const std::string canvas = m[0].str();
+        INFO(canvas);
+        CHECK_THAT(canvas, Catch::Contains("data-cut-markers=\"0\""));
+        CHECK_THAT(canvas, Catch::Contains(fmt::format("data-y-max=\"{}\"", max)));
+    }
+    CHECK(body_number(b.dom, "data-cut-markers") == 0);
+}

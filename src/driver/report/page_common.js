@@ -11,6 +11,7 @@ var PL = (function () {
   // Bars have no marker or dash: each series' fill gets its own hatching instead.
   var HATCHES = ['solid', 'diagonal', 'dots', 'horizontal', 'crosshatch', 'vertical', 'antidiagonal', 'grid'];
   var seriesCount = 0;
+  var markersCut = 0;
   var charts = [];
 
   function data(id) {
@@ -61,6 +62,26 @@ var PL = (function () {
     if (name === 'dots') { g.beginPath(); g.arc(half, half, 1.8, 0, 2 * Math.PI); g.fill(); }
     return { fill: g.createPattern(tile, 'repeat'), pattern: name };
   }
+  // How many point markers the chart cuts at its clipping edge: Chart.js clips a
+  // dataset at an axis given a min or max, so a point on that value loses half its
+  // marker. The clip is the one Chart.js drew with (meta._clip, as its draw() reads it).
+  function cutMarkers(c) {
+    var a = c.chartArea, cut = 0;
+    c.data.datasets.forEach(function (d, i) {
+      var meta = c.getDatasetMeta(i), clip = meta._clip;
+      var edge = function (side, area, outward, whole) {
+        return clip.disabled || clip[side] === false ? whole : area + outward * clip[side];
+      };
+      var left = edge('left', a.left, -1, 0), right = edge('right', a.right, 1, c.width);
+      var top = edge('top', a.top, -1, 0), bottom = edge('bottom', a.bottom, 1, c.height);
+      meta.data.forEach(function (p) {
+        var r = p.options && p.options.radius ? p.options.radius + (p.options.borderWidth || 0) / 2 : 0;
+        if (!r || p.skip) return;
+        if (p.x - r < left || p.x + r > right || p.y - r < top || p.y + r > bottom) cut++;
+      });
+    });
+    return cut;
+  }
   // A Chart.js chart in a fixed-height box; animation off so the page is drawn
   // by the time the load event fires (the tests and the screenshots rely on it).
   function chart(parent, title, config, series) {
@@ -81,9 +102,13 @@ var PL = (function () {
     // The legend is drawn on the canvas: a screen reader (and a test) gets it from the label.
     canvas.setAttribute('aria-label', title + ': ' + config.data.datasets.map(function (d) { return d.label; }).join('; '));
     canvas.setAttribute('data-series', String(series));
+    var cut = cutMarkers(c);
+    canvas.setAttribute('data-cut-markers', String(cut));
+    if (c.scales.y && c.scales.y.options.max !== undefined) canvas.setAttribute('data-y-max', String(c.scales.y.max));
     var patterns = config.data.datasets.map(function (d) { return d.pattern || ''; });
     if (patterns.some(function (p) { return p; })) canvas.setAttribute('data-patterns', patterns.join(' '));
     seriesCount += series;
+    markersCut += cut;
     charts.push(c);
     return c;
   }
@@ -114,6 +139,7 @@ var PL = (function () {
     var b = document.body;
     b.setAttribute('data-series-count', String(seriesCount));
     b.setAttribute('data-charts', String(charts.length));
+    b.setAttribute('data-cut-markers', String(markersCut));
     Object.keys(extra || {}).forEach(function (k) { b.setAttribute(k, String(extra[k])); });
     b.setAttribute('data-ink', String(ink()));
     var resources = performance.getEntriesByType('resource').map(function (r) { return r.name; });

@@ -215,7 +215,10 @@ PL.run(function () {
                             (v.converged ? '' : ' \u2013 not converged'),
                      data: [{ x: v.mean_speedup, y: v.points }], type: 'scatter', borderColor: s.color, backgroundColor: s.color,
                      pointBackgroundColor: v.converged ? s.color : '#fff', borderWidth: 2,
-                     pointStyle: s.shape, pointRadius: v.graded ? 9 : 7 });
+                     pointStyle: s.shape, pointRadius: v.graded ? 9 : 7,
+                     // The axes end at 0 and at full marks, where such a marker sits on the
+                     // edge: drawn whole, not cut in half there.
+                     clip: false });
       });
       PL.chart(card2, 'Mean speedup and the points it earns (max ' + k.max_points + ')', {
         type: 'scatter', data: { datasets: sets2 },
