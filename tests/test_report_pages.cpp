@@ -94,6 +94,13 @@ void require_healthy_page(const std::string& html_path, const Browsed& b) {
     }
 }
 
+// The drawn <section id=ID>, without the page's scripts (which hold every sentence the view can write).
+std::string section(const std::string& dom, const std::string& id) {
+    const auto at = dom.find("<section id=\"" + id + "\"");
+    REQUIRE(at != std::string::npos);
+    return dom.substr(at, dom.find("</section>", at) - at);
+}
+
 std::ptrdiff_t count_matches(const std::string& text, const std::string& pattern) {
     const std::regex re(pattern);
     return std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator());
@@ -261,6 +268,9 @@ TEST_CASE("--compare says which kernels and dimensions only the old report has, 
     Browsed b = browse(dir + "/c.html", false);
     require_healthy_page(dir + "/c.html", b);
     CHECK_THAT(b.dom, Catch::Contains("no oracle was timed beside them"));
+    const std::string drawn = section(b.dom, "compare");
+    INFO(drawn);
+    CHECK_THAT(drawn, !Catch::Contains("In oracle units") && !Catch::Contains("for the oracle"));
     CHECK_THAT(b.dom, Catch::Contains("Not compared: smooth: not measured this time"));
 }
 
@@ -676,4 +686,29 @@ TEST_CASE("the scoring chart draws full marks and no points whole, on a points a
         CHECK_THAT(canvas, Catch::Contains(fmt::format("data-y-max=\"{}\"", max)));
     }
     CHECK(body_number(b.dom, "data-cut-markers") == 0);
+}
+
+TEST_CASE("--compare with nothing in common names no units and draws no table", "[report][compare][pages]") {
+    const std::string dir = test::scratch_dir("compare-nothing");
+    const std::string driver = test::build_driver("tests/fixtures/kernels/fast.c");
+    auto old_run = test::run({driver, "--kernel", "rotate", "--dims", "128", "--max-samples", "3", "--json", dir + "/old.json"});
+    INFO(old_run.err);
+    REQUIRE(old_run.status == 0);
+    auto r = test::run({driver, "--kernel", "rotate", "--dims", "64", "--max-samples", "3", "--compare", dir + "/old.json",
+                        "--html", dir + "/c.html"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json compare = embedded(test::read_file(dir + "/c.html"), "perflab-compare");
+    REQUIRE(compare["rows"].empty());
+    const auto header = test::lines_starting_with(r.out, "Compared with");
+    REQUIRE(header.size() == 1);
+    CHECK_THAT(header[0], !Catch::Contains("oracle") && !Catch::Contains("measured:"));
+    CHECK(test::lines_starting_with(r.out, "Kernel ").empty());
+    CHECK_THAT(r.out, Catch::Contains("not compared: rotate: rotate: Current working version at 64 (the old report has 128)"));
+    Browsed b = browse(dir + "/c.html", false);
+    require_healthy_page(dir + "/c.html", b);
+    const std::string drawn = section(b.dom, "compare");
+    INFO(drawn);
+    CHECK_THAT(drawn, !Catch::Contains("oracle") && !Catch::Contains("noise band") && !Catch::Contains("<table"));
+    CHECK_THAT(drawn, Catch::Contains("Not compared: rotate: rotate: Current working version at 64"));
 }

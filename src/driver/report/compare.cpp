@@ -32,9 +32,16 @@ std::string machine_line(const json& r) {
     return fmt::format("'{}' ({} CPUs,{})", m.value("cpu_model", "?"), m.value("logical_cpus", 0), caches);
 }
 
+std::string not_compared(const Comparison& c) {
+    std::string out;
+    for (const auto& u : c.unmatched) out += fmt::format("not compared: {}\n", u);
+    return out;
+}
+
 }  // namespace
 
 const char* judged_basis(const Comparison& c) {
+    if (c.rows.empty()) return "as no variant was measured at the same dim, and passed its check, in both runs";
     const auto oracle = std::count_if(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) { return r.against_oracle; });
     if (oracle == std::ssize(c.rows)) return "each in units of its run's fastest oracle sample (vs oracle)";
     if (oracle == 0)
@@ -197,6 +204,8 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
 }
 
 std::string comparison_text(const Comparison& c) {
+    if (c.rows.empty())
+        return fmt::format("\nCompared with {}: no verdict, {}:\n", c.old_source, judged_basis(c)) + not_compared(c);
     std::string out = fmt::format("\nCompared with {}: the change in CPE, and the verdict from both runs' samples, {}:\n",
                                   c.old_source, judged_basis(c));
     out += fmt::format("{:<7} {:<40} {:>5} {:>8} {:>8} {:>8} {:>10}  {}\n", "Kernel", "Variant", "Dim", "Old CPE", "New CPE",
@@ -208,8 +217,7 @@ std::string comparison_text(const Comparison& c) {
                            r.against_oracle ? fmt::format("{:+.1f}%", 100 * r.verdict.change) : "-",
                            verdict_name(r.verdict.verdict), 100 * r.verdict.band);
     }
-    for (const auto& u : c.unmatched) out += fmt::format("not compared: {}\n", u);
-    return out;
+    return out + not_compared(c);
 }
 
 json comparison_json(const Comparison& c) {

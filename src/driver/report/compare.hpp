@@ -77,7 +77,8 @@ Comparison compare_reports(const nlohmann::json& old_report, const nlohmann::jso
                            const std::string& old_source);
 
 // What the rows' verdicts were judged on: the oracle's units, or (with a fixed
-// --baseline, which times no oracle) the samples as measured.
+// --baseline, which times no oracle) the samples as measured; or, without a
+// row, that nothing was judged.
 const char* judged_basis(const Comparison& c);
 
 std::string comparison_text(const Comparison& c);

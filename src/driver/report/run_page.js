@@ -126,11 +126,17 @@ PL.run(function () {
   function drawComparison(c) {
     var sec = el('section', { id: 'compare' });
     sec.appendChild(el('h2', { text: 'Compared with ' + c.old }));
-    // What the verdicts were judged on is the driver's sentence (compare.cpp), true of these rows.
-    sec.appendChild(el('p', { class: 'sub', text: 'The change in each CPE, and a verdict from both runs\u2019 samples, ' +
-      c.judged + '. In oracle units a machine slower during one run is not called a change. A change counts only beyond the ' +
-      'noise band (twice how far the median sample lies above the fastest, for the variant and for the oracle where one was timed, at least 3%) ' +
-      'and when the good samples of the two runs do not overlap.' }));
+    // What the verdicts were judged on is the driver's sentence (compare.cpp); the rest
+    // speaks of the oracle only where some row was judged in its units.
+    var inOracleUnits = c.rows.some(function (r) { return r.against_oracle; });
+    var asMeasured = c.rows.some(function (r) { return !r.against_oracle; });
+    sec.appendChild(el('p', { class: 'sub', text: !c.rows.length ? 'No verdict, ' + c.judged + '.'
+      : 'The change in each CPE, and a verdict from both runs\u2019 samples, ' + c.judged + '.' +
+        (inOracleUnits ? ' In oracle units a machine slower during one run is not called a change.' : '') +
+        (asMeasured ? ' As measured, a machine slower during one run can show as a change.' : '') +
+        ' A change counts only beyond the noise band (twice how far the median sample lies above the fastest, for the variant' +
+        (inOracleUnits ? ' and, in oracle units, for the oracle' : '') + ', at least 3%) ' +
+        'and when the good samples of the two runs do not overlap.' }));
     var glyph = { faster: '\u25bc faster', slower: '\u25b2 slower', 'within noise': '= within noise' };
     var cls = { faster: 'good', slower: 'bad', 'within noise': 'muted' };
     var rows = c.rows.map(function (r) {
@@ -142,10 +148,12 @@ PL.run(function () {
         el('td', { class: 'num', text: '\u00b1' + fmt(100 * r.band, 1) + '%' }),
         el('td', null, [el('span', { class: 'badge ' + cls[r.verdict], text: glyph[r.verdict] })])]);
     });
-    var t = PL.table(['Kernel', 'Variant', 'Dim', 'Old CPE', 'New CPE', 'Change', 'vs oracle', 'Noise band', 'Verdict'], rows,
-                     [false, false, true, true, true, true, true, true, false]);
-    PL.sortable(t);
-    sec.appendChild(t);
+    if (rows.length) {
+      var t = PL.table(['Kernel', 'Variant', 'Dim', 'Old CPE', 'New CPE', 'Change', 'vs oracle', 'Noise band', 'Verdict'], rows,
+                       [false, false, true, true, true, true, true, true, false]);
+      PL.sortable(t);
+      sec.appendChild(t);
+    }
     c.unmatched.forEach(function (u) { sec.appendChild(el('p', { class: 'muted', text: 'Not compared: ' + u })); });
     page.appendChild(sec);
   }
