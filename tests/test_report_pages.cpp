@@ -712,3 +712,50 @@ TEST_CASE("--compare with nothing in common names no units and draws no table", 
     CHECK_THAT(drawn, !Catch::Contains("oracle") && !Catch::Contains("noise band") && !Catch::Contains("<table"));
     CHECK_THAT(drawn, Catch::Contains("Not compared: rotate: rotate: Current working version at 64"));
 }
+
+TEST_CASE("--compare pairs the graded function of a -g report with the one a normal run registers", "[report][compare]") {
+    const std::string dir = test::scratch_dir("compare-graded");
+    // fast.c registers its rotate() twice: as "rotate: Current working version", then as "second_rotate: ...".
+    const std::string driver = test::build_driver("tests/fixtures/kernels/fast.c");
+    const std::vector<std::string> quick{"--dims", "64", "--max-samples", "3"};
+    auto timed = [&](std::vector<std::string> argv) {
+        argv.insert(argv.begin(), driver);
+        argv.insert(argv.end(), quick.begin(), quick.end());
+        auto r = test::run(argv);
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        return r;
+    };
+    timed({"--json", dir + "/normal.json"});
+    timed({"-g", "--json", dir + "/graded.json"});
+    const json normal = json::parse(test::read_file(dir + "/normal.json"));
+    const json graded = json::parse(test::read_file(dir + "/graded.json"));
+    for (const auto& [kernel, k] : graded["kernels"].items()) {
+        REQUIRE(k["variants"].size() == 1);
+        REQUIRE(k["variants"][0]["graded"].get<bool>());
+    }
+    // Either way round: each kernel's graded function is one row, under this run's name.
+    for (const auto& [old_r, new_r] : {std::pair{&normal, &graded}, std::pair{&graded, &normal}}) {
+        const Comparison c = compare_reports(*old_r, *new_r, "old.json");
+        for (const auto& [kernel, nk] : (*new_r)["kernels"].items()) {
+            std::string new_name, old_name;
+            for (const auto& v : nk["variants"])
+                if (v["graded"].get<bool>() && new_name.empty()) new_name = v["name"].get<std::string>();
+            for (const auto& v : (*old_r)["kernels"][kernel]["variants"])
+                if (v["graded"].get<bool>() && old_name.empty()) old_name = v["name"].get<std::string>();
+            INFO(kernel << ": " << new_name << " / " << old_name);
+            REQUIRE(new_name != old_name);
+            CHECK(std::count_if(c.rows.begin(), c.rows.end(), [&](const ComparisonRow& r) {
+                      return r.kernel == kernel && r.variant == new_name && r.dim == 64;
+                  }) == 1);
+            CHECK(std::count_if(c.renamed.begin(), c.renamed.end(), [&](const std::string& s) {
+                      return s.find(new_name) != std::string::npos && s.find(old_name) != std::string::npos;
+                  }) == 1);
+            for (const auto& u : c.unmatched) CHECK_THAT(u, !Catch::Contains(new_name) && !Catch::Contains(old_name));
+        }
+    }
+    // Through the driver: the -g run compared with the normal report prints the row.
+    auto r = timed({"-g", "--compare", dir + "/normal.json"});
+    CHECK(std::regex_search(r.out, std::regex(R"(\nrotate +rotate\(\) function +64 )")));
+    CHECK_THAT(r.out, Catch::Contains("rotate: rotate() function is rotate: Current working version in the old report"));
+}

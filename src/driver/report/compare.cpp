@@ -32,8 +32,27 @@ std::string machine_line(const json& r) {
     return fmt::format("'{}' ({} CPUs,{})", m.value("cpu_model", "?"), m.value("logical_cpus", 0), caches);
 }
 
+// Each new variant's partner among the old ones, or null: the variant of the same
+// name, else, for the graded function, the old report's graded one. It is the same
+// rotate()/smooth() under another name: -g names it "rotate() function", a normal
+// run by the description it is registered under (or "... (graded; not
+// registered)"), and either run may have renamed it.
+std::vector<const json*> partners(const json& old_variants, const json& new_variants) {
+    std::vector<const json*> out(new_variants.size());
+    auto free = [&](const json& ov) { return std::find(out.begin(), out.end(), &ov) == out.end(); };
+    for (std::size_t i = 0; i < new_variants.size(); ++i)
+        for (const auto& ov : old_variants)
+            if (!out[i] && free(ov) && ov.value("name", "") == new_variants[i].value("name", "")) out[i] = &ov;
+    for (std::size_t i = 0; i < new_variants.size(); ++i)
+        if (!out[i] && new_variants[i].value("graded", false))
+            for (const auto& ov : old_variants)
+                if (!out[i] && ov.value("graded", false) && free(ov)) out[i] = &ov;
+    return out;
+}
+
 std::string not_compared(const Comparison& c) {
     std::string out;
+    for (const auto& r : c.renamed) out += fmt::format("compared under another name: {}\n", r);
     for (const auto& u : c.unmatched) out += fmt::format("not compared: {}\n", u);
     return out;
 }
@@ -134,16 +153,19 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
     const int k = new_r["config"].value("k", 3);
     for (const auto& [kernel, nk] : new_r["kernels"].items()) {
         const json* ok = old_r["kernels"].contains(kernel) ? &old_r["kernels"][kernel] : nullptr;
-        for (const auto& nv : nk["variants"]) {
+        const std::vector<const json*> partner = ok ? partners((*ok)["variants"], nk["variants"])
+                                                    : std::vector<const json*>(nk["variants"].size());
+        for (std::size_t i = 0; i < nk["variants"].size(); ++i) {
+            const json& nv = nk["variants"][i];
             const std::string name = nv.value("name", "");
-            const json* ov = nullptr;
-            if (ok)
-                for (const auto& v : (*ok)["variants"])
-                    if (v.value("name", "") == name) ov = &v;
+            const json* ov = partner[i];
             if (!ov) {
                 c.unmatched.push_back(fmt::format("{}: {} (new)", kernel, name));
                 continue;
             }
+            if (ov->value("name", "") != name)
+                c.renamed.push_back(fmt::format("{}: {} is {} in the old report (both the graded {}())", kernel, name,
+                                                ov->value("name", ""), kernel));
             // A variant that failed its check in either run has no figures to set beside the other's.
             for (const auto& [which, v] : {std::pair{"this time", &nv}, std::pair{"in the old report", ov}})
                 if (!v->value("correct", true)) {
@@ -187,13 +209,10 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
                                                   fmt::join(old_only, ", "), fmt::join(new_dims, ", ")));
         }
         if (ok)
-            for (const auto& ov : (*ok)["variants"]) {
-                bool found = false;
-                for (const auto& nv : nk["variants"]) found |= nv.value("name", "") == ov.value("name", "");
-                if (!found)
+            for (const auto& ov : (*ok)["variants"])
+                if (std::find(partner.begin(), partner.end(), &ov) == partner.end())
                     c.unmatched.push_back(fmt::format("{}: {}: not measured this time (only in the old report)", kernel,
                                                       ov.value("name", "")));
-            }
     }
     for (const auto& [kernel, ok] : old_r["kernels"].items())
         if (!new_r["kernels"].contains(kernel))
@@ -233,7 +252,7 @@ json comparison_json(const Comparison& c) {
                         {"judged_change", r.verdict.change},
                         {"band", r.verdict.band},
                         {"verdict", verdict_name(r.verdict.verdict)}});
-    return {{"old", c.old_source}, {"judged", judged_basis(c)}, {"rows", rows}, {"unmatched", c.unmatched}};
+    return {{"old", c.old_source}, {"judged", judged_basis(c)}, {"rows", rows}, {"renamed", c.renamed}, {"unmatched", c.unmatched}};
 }
 
 }  // namespace perflab

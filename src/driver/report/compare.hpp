@@ -56,7 +56,8 @@ struct ComparisonRow {
 
 struct Comparison {
     std::string old_source;               // the OLD.json path, for the heading
-    std::vector<ComparisonRow> rows;      // variants and dims present in both runs
+    std::vector<ComparisonRow> rows;      // variants and dims present in both runs, named as this run names them
+    std::vector<std::string> renamed;     // variants the old report names otherwise, each with why they pair
     std::vector<std::string> unmatched;   // kernels, variants and dims in one run only, each with why
 };
 

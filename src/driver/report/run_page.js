@@ -154,6 +154,7 @@ PL.run(function () {
       PL.sortable(t);
       sec.appendChild(t);
     }
+    c.renamed.forEach(function (u) { sec.appendChild(el('p', { class: 'muted', text: 'Compared under another name: ' + u })); });
     c.unmatched.forEach(function (u) { sec.appendChild(el('p', { class: 'muted', text: 'Not compared: ' + u })); });
     page.appendChild(sec);
   }
