@@ -759,3 +759,17 @@ TEST_CASE("--compare pairs the graded function of a -g report with the one a nor
     CHECK(std::regex_search(r.out, std::regex(R"(\nrotate +rotate\(\) function +64 )")));
     CHECK_THAT(r.out, Catch::Contains("rotate: rotate() function is rotate: Current working version in the old report"));
 }
+
+TEST_CASE("a legend entry wider than its chart is cut in its middle, keeping its figures and its not-converged mark", "[report][pages]") {
+    // fast.c's second rotate has a long description; three samples leave every figure unsettled.
+    const auto [report, b] = driver_page("page-legend", "tests/fixtures/kernels/fast.c",
+                                         {"--kernel", "rotate", "--dims", "64", "--max-samples", "3"});
+    std::smatch m;
+    REQUIRE(std::regex_search(b.dom, m, std::regex("<canvas[^>]*aria-label=\"Mean speedup[^>]*>")));
+    const std::string canvas = m[0].str();
+    INFO(canvas);
+    // The whole entry, as the canvas's label carries it, is longer than one line of the chart.
+    CHECK_THAT(canvas, Catch::Contains("second_rotate: the same code, registered twice: "));
+    CHECK_THAT(canvas, Catch::Contains("data-cut-legend=\"0\""));
+    CHECK(body_number(b.dom, "data-cut-legend") == 0);
+}

@@ -12,6 +12,7 @@ var PL = (function () {
   var HATCHES = ['solid', 'diagonal', 'dots', 'horizontal', 'crosshatch', 'vertical', 'antidiagonal', 'grid'];
   var seriesCount = 0;
   var markersCut = 0;
+  var legendsCut = 0;
   var charts = [];
 
   function data(id) {
@@ -82,6 +83,32 @@ var PL = (function () {
     });
     return cut;
   }
+  // The legend's entries, each cut to fit one line of the chart: Chart.js draws an
+  // entry wider than the chart past its edge, losing its end (where "not converged"
+  // is) and its marker. A dataset whose label starts with a variant's name says so
+  // (legendName): the name is cut, so the figures after it stay; any other label
+  // loses its end. The canvas's label keeps every entry whole.
+  function fittedLegend(c) {
+    var items = Chart.defaults.plugins.legend.labels.generateLabels(c);
+    var labels = c.options.plugins.legend.labels;
+    var font = Chart.helpers.toFont(labels.font);
+    var box = labels.usePointStyle ? Math.min(labels.boxWidth, font.size) : labels.boxWidth;
+    var room = c.width - 2 * labels.padding - box - font.size / 2 - 2;
+    c.ctx.save();
+    c.ctx.font = font.string;
+    items.forEach(function (item) {
+      var whole = item.text, set = c.data.datasets[item.datasetIndex], name = set && set.legendName;
+      var head = name && whole.indexOf(name) === 0 ? name : whole, tail = whole.slice(head.length);
+      for (var keep = head.length; keep > 1 && c.ctx.measureText(item.text).width > room; keep--)
+        item.text = head.slice(0, keep - 1) + '\u2026' + tail;
+    });
+    c.ctx.restore();
+    return items;
+  }
+  // How many legend entries run past the chart's edge.
+  function cutLegend(c) {
+    return (c.legend && c.legend.legendHitBoxes || []).filter(function (h) { return h.left < 0 || h.left + h.width > c.width; }).length;
+  }
   // A Chart.js chart in a fixed-height box; animation off so the page is drawn
   // by the time the load event fires (the tests and the screenshots rely on it).
   function chart(parent, title, config, series) {
@@ -96,7 +123,8 @@ var PL = (function () {
     config.options.plugins = config.options.plugins || {};
     config.options.plugins.title = { display: true, text: title, font: { size: 14 } };
     config.options.plugins.legend = Object.assign({ position: 'bottom' }, config.options.plugins.legend || {});
-    config.options.plugins.legend.labels = Object.assign({ usePointStyle: true, boxWidth: 30, font: { size: 12 } },
+    config.options.plugins.legend.labels = Object.assign({ usePointStyle: true, boxWidth: 30, font: { size: 12 },
+                                                          generateLabels: fittedLegend },
                                                          config.options.plugins.legend.labels || {});
     var c = new Chart(canvas.getContext('2d'), config);
     // The legend is drawn on the canvas: a screen reader (and a test) gets it from the label.
@@ -104,11 +132,14 @@ var PL = (function () {
     canvas.setAttribute('data-series', String(series));
     var cut = cutMarkers(c);
     canvas.setAttribute('data-cut-markers', String(cut));
+    var cutEntries = cutLegend(c);
+    canvas.setAttribute('data-cut-legend', String(cutEntries));
     if (c.scales.y && c.scales.y.options.max !== undefined) canvas.setAttribute('data-y-max', String(c.scales.y.max));
     var patterns = config.data.datasets.map(function (d) { return d.pattern || ''; });
     if (patterns.some(function (p) { return p; })) canvas.setAttribute('data-patterns', patterns.join(' '));
     seriesCount += series;
     markersCut += cut;
+    legendsCut += cutEntries;
     charts.push(c);
     return c;
   }
@@ -140,6 +171,7 @@ var PL = (function () {
     b.setAttribute('data-series-count', String(seriesCount));
     b.setAttribute('data-charts', String(charts.length));
     b.setAttribute('data-cut-markers', String(markersCut));
+    b.setAttribute('data-cut-legend', String(legendsCut));
     Object.keys(extra || {}).forEach(function (k) { b.setAttribute(k, String(extra[k])); });
     b.setAttribute('data-ink', String(ink()));
     var resources = performance.getEntriesByType('resource').map(function (r) { return r.name; });

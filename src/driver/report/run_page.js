@@ -175,7 +175,7 @@ PL.run(function () {
       grid.appendChild(card);
       var sets = timed.map(function (v, i) {
         var s = PL.style(i);
-        return { label: short(v.name) + graded(v) + (v.converged ? '' : ' \u2013 not converged'),
+        return { label: short(v.name) + graded(v) + (v.converged ? '' : ' \u2013 not converged'), legendName: short(v.name),
                  data: v.dims.map(function (d) { return { x: log2(d.dim), y: d.cpe, dim: d.dim, converged: d.converged, n: d.samples }; }),
                  borderColor: s.color, backgroundColor: s.color, borderDash: s.dash, pointStyle: s.shape,
                  pointRadius: 5, borderWidth: v.graded ? 3 : 2,
@@ -221,7 +221,7 @@ PL.run(function () {
         var s = PL.style(timed.indexOf(v));
         // An unsettled mean is drawn hollow, as its CPEs are: its points may move on a rerun.
         sets2.push({ label: short(v.name) + ': ' + fmt(v.mean_speedup) + '\u00d7 \u2192 ' + fmt(v.points, 1) + ' pts' + graded(v) +
-                            (v.converged ? '' : ' \u2013 not converged'),
+                            (v.converged ? '' : ' \u2013 not converged'), legendName: short(v.name),
                      data: [{ x: v.mean_speedup, y: v.points }], type: 'scatter', borderColor: s.color, backgroundColor: s.color,
                      pointBackgroundColor: v.converged ? s.color : '#fff', borderWidth: 2,
                      pointStyle: s.shape, pointRadius: v.graded ? 9 : 7,
