@@ -773,3 +773,12 @@ TEST_CASE("a legend entry wider than its chart is cut in its middle, keeping its
     CHECK_THAT(canvas, Catch::Contains("data-cut-legend=\"0\""));
     CHECK(body_number(b.dom, "data-cut-legend") == 0);
 }
+
+TEST_CASE("the scoring curve, drawn without markers, is a line in its chart's legend", "[report][pages]") {
+    const auto [report, b] = driver_page("page-curve-legend", "tests/fixtures/kernels/fast.c",
+                                         {"--kernel", "rotate", "--dims", "64", "--max-samples", "3"});
+    std::smatch m;
+    REQUIRE(std::regex_search(b.dom, m, std::regex("<canvas[^>]*aria-label=\"Mean speedup[^\"]*: scoring curve \\(policy\\);"
+                                                   "[^>]*data-legend-markers=\"([^\" ]*)")));
+    CHECK(m[1].str() == "line");
+}

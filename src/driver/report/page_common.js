@@ -126,6 +126,9 @@ var PL = (function () {
     config.options.plugins.legend.labels = Object.assign({ usePointStyle: true, boxWidth: 30, font: { size: 12 },
                                                           generateLabels: fittedLegend },
                                                          config.options.plugins.legend.labels || {});
+    // A series drawn without markers (a curve) is a line in the legend, not the filled
+    // dot Chart.js shows for it by default, which reads as a point of the chart.
+    config.data.datasets.forEach(function (d) { if (d.pointRadius === 0 && !d.pointStyle) d.pointStyle = 'line'; });
     var c = new Chart(canvas.getContext('2d'), config);
     // The legend is drawn on the canvas: a screen reader (and a test) gets it from the label.
     canvas.setAttribute('aria-label', title + ': ' + config.data.datasets.map(function (d) { return d.label; }).join('; '));
@@ -134,6 +137,7 @@ var PL = (function () {
     canvas.setAttribute('data-cut-markers', String(cut));
     var cutEntries = cutLegend(c);
     canvas.setAttribute('data-cut-legend', String(cutEntries));
+    if (c.legend) canvas.setAttribute('data-legend-markers', c.legend.legendItems.map(function (i) { return i.pointStyle; }).join(' '));
     if (c.scales.y && c.scales.y.options.max !== undefined) canvas.setAttribute('data-y-max', String(c.scales.y.max));
     var patterns = config.data.datasets.map(function (d) { return d.pattern || ''; });
     if (patterns.some(function (p) { return p; })) canvas.setAttribute('data-patterns', patterns.join(' '));
