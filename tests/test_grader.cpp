@@ -7,7 +7,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -167,6 +169,44 @@ TEST_CASE("static checks refuse system calls, counters and what could reach the 
         CHECK_THAT(*found, Catch::Contains("smooth"));
     }
     CHECK_FALSE(forbidden_instruction_in("  10:\tint    $0x3\n"));
+}
+
+TEST_CASE("the static checks scan a long listing in little memory and still find what follows it", "[grader]") {
+    // 2M one-byte movsb list as some 78 MB of objdump text ahead of the syscall.
+    const std::string dir = test::scratch_dir("grader-long-listing");
+    fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+    test::write_file(dir + "/long.c", "__asm__(\".text\\nlong_padding: .fill 2000000, 1, 0xa4\\n"
+                                      "after_padding: syscall\\n ret\\n\");\n");
+    REQUIRE(test::sh("gcc -c '" + dir + "/long.c' -o '" + dir + "/long.o' && chmod 644 '" + dir + "/long.o'").status == 0);
+    const std::string object = dir + "/long.o";
+
+    // A grader allowed 32 MiB more than it has now: a listing held in memory does not fit.
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::ifstream status("/proc/self/status");
+        rlim_t mapped_kib = 0;
+        for (std::string line; std::getline(status, line);)
+            if (line.rfind("VmSize:", 0) == 0) mapped_kib = std::stoull(line.substr(7));
+        struct rlimit limit{};
+        getrlimit(RLIMIT_AS, &limit);
+        limit.rlim_cur = (mapped_kib << 10) + (32u << 20);
+        if (mapped_kib == 0 || setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
+        try {
+            auto found = forbidden_instruction(object);
+            _exit(found && found->find("'syscall' instruction in after_padding") != std::string::npos ? 0 : 1);
+        } catch (const std::bad_alloc&) {
+            _exit(2);
+        } catch (...) {
+            _exit(4);
+        }
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    INFO("0: found; 1: missed; 2: out of memory; 3: no limit set; 4: another error");
+    CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("results.jsonl drops a torn last line and the next append starts a line of its own", "[grader]") {

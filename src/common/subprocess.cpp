@@ -160,7 +160,7 @@ Finished spawn(const SpawnSpec& given) {
         if (fd >= 0) close(fd);
 
     Finished f;
-    const Channel channels[3] = {{&f.output, spec.output_cap, &f.output_truncated, nullptr},
+    const Channel channels[3] = {{&f.output, spec.output_cap, &f.output_truncated, spec.on_output ? &spec.on_output : nullptr},
                                  {&f.error_output, spec.output_cap, &f.error_output_truncated, nullptr},
                                  {&f.report, kReportCap, nullptr, spec.on_report ? &spec.on_report : nullptr}};
     struct pollfd fds[3] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}, {rep[0], POLLIN, 0}};

@@ -33,6 +33,10 @@ struct SpawnSpec {
     double wall_seconds = 60;
     std::size_t output_cap = 256 * 1024;  // stdout and stderr together (each, with separate_stderr)
     bool separate_stderr = false;    // stderr goes to Finished::error_output instead of joining stdout
+    // The bytes of stdout (with stderr, unless separate_stderr), in order, as they
+    // arrive, instead of into `output` and with no cap: a listing too large to hold
+    // is consumed as it comes.
+    std::function<void(std::string_view chunk)> on_output;
     std::string input;               // the program's stdin; empty: /dev/null
     int stdin_fd = -1;               // read as the program's stdin instead of input (a caller passing on its own)
     bool isolate_network = false;
@@ -64,7 +68,7 @@ struct Finished {
     int exit_code = -1;   // when it exited
     int signal = 0;       // when a signal ended it
     bool timed_out = false;  // the wall clock ran out and the group was killed
-    std::string output;   // stdout and stderr interleaved, at most output_cap bytes
+    std::string output;   // stdout and stderr interleaved, at most output_cap bytes, unless on_output took them
     bool output_truncated = false;
     std::string error_output;  // stderr, with separate_stderr only; at most output_cap bytes
     bool error_output_truncated = false;
@@ -74,7 +78,7 @@ struct Finished {
 };
 
 // Throws std::runtime_error when the program cannot be started at all. An
-// exception from on_start or on_report kills the program's group and is rethrown.
+// exception from on_start, on_output or on_report kills the program's group and is rethrown.
 Finished spawn(const SpawnSpec& spec);
 
 // The path execvp would run for command (searched in PATH unless it holds a '/'),

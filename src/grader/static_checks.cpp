@@ -8,7 +8,10 @@
 #include <vector>
 
 #include <filesystem>
+#include <functional>
+#include <string_view>
 
+#include "common/line_reader.hpp"
 #include "sandboxed.hpp"
 
 namespace perflab::grader {
@@ -42,98 +45,151 @@ const std::set<std::string>& allow_list() {
 
 constexpr unsigned kToolSeconds = 60;
 constexpr std::size_t kToolOutputBytes = 256u << 20;
+// Far longer than any line an honest object lists (a symbol's name, an instruction).
+constexpr std::size_t kToolLineBytes = 1u << 20;
+
+UncheckableObject too_much(const std::string& tool) {
+    return UncheckableObject(fmt::format("kernels.c compiles to more code than {} can list within its {} s and {} MiB: "
+                                         "generate less code",
+                                         tool, kToolSeconds, kToolOutputBytes >> 20));
+}
 
 // nm, objdump and ldd parse the untrusted object: they run in the compiler sandbox,
 // seeing the system and the directory of the file they read (its last argument).
-std::string run_tool(const std::vector<std::string>& argv) {
+// Their output is scanned line by line as it arrives, never held: a hostile object
+// lists hundreds of MiB, and holding them would let every hand-in take the grader
+// that much memory.
+void scan_tool(const std::vector<std::string>& argv, const std::function<void(std::string_view)>& on_line) {
     SandboxSpec box;
     box.kind = SandboxKind::compiler;
     std::string file = argv.back();
     if (file.rfind("/usr/", 0) != 0 && file.rfind("/lib", 0) != 0) box.read_only.push_back(std::filesystem::path(file).parent_path().string());
-    SpawnSpec spec = command(argv, kToolSeconds, kToolOutputBytes);
+    SpawnSpec spec = command(argv, kToolSeconds);
     spec.limits.address_space_bytes = 2ull << 30;
     spec.limits.cpu_seconds = kToolSeconds;
+    // A line cut short would hide what follows it on that line: refused like a listing cut short.
+    LineReader lines(kToolLineBytes, [&](std::string_view line, bool cut) {
+        if (cut) throw too_much(argv[0]);
+        on_line(line);
+    });
+    std::size_t listed = 0;
+    spec.on_output = [&](std::string_view chunk) {
+        listed += chunk.size();
+        if (listed > kToolOutputBytes) throw too_much(argv[0]);
+        lines.feed(chunk);
+    };
     Finished f = spawn_sandboxed(box, spec);
     // Stopped at a limit, the tool read too little of the object to check it: a
     // check of part of its listing passed a syscall placed after 8 MB of movsb, and
     // one that ran out of time (200 MB of nops) was taken for a missing binutils.
-    if (f.timed_out || f.signal == SIGXCPU || f.output_truncated)
-        throw UncheckableObject(fmt::format("kernels.c compiles to more code than {} can list within its {} s and "
-                                            "{} MiB: generate less code",
-                                            argv[0], kToolSeconds, kToolOutputBytes >> 20));
+    if (f.timed_out || f.signal == SIGXCPU) throw too_much(argv[0]);
     if (!f.exited_ok())
         throw std::runtime_error(fmt::format("{} failed on a compiled hand-in: install binutils", argv[0]));
-    return f.output;
+    lines.finish();
 }
 
-// Symbol names from `nm -P` lines ("name type [value size]").
-std::vector<std::pair<std::string, char>> nm_symbols(const std::vector<std::string>& argv) {
-    std::vector<std::pair<std::string, char>> out;
-    std::istringstream in(run_tool(argv));
-    for (std::string line; std::getline(in, line);) {
-        std::istringstream fields(line);
+// Each symbol of `nm -P` lines ("name type [value size]"), its name without a version.
+void scan_symbols(const std::vector<std::string>& argv, const std::function<void(const std::string&, char)>& on_symbol) {
+    scan_tool(argv, [&](std::string_view line) {
+        std::istringstream fields{std::string(line)};
         std::string name, type;
-        if (fields >> name >> type && type.size() == 1) out.emplace_back(name.substr(0, name.find('@')), type[0]);
-    }
-    return out;
+        if (fields >> name >> type && type.size() == 1) on_symbol(name.substr(0, name.find('@')), type[0]);
+    });
 }
+
+// The first few names of a list as long as a hostile object makes it, and how many more.
+class FirstNames {
+public:
+    void add(const std::string& name) {
+        if (names_.size() < kShown) names_.push_back(name);
+        else ++more_;
+    }
+    bool empty() const { return names_.empty(); }
+    std::size_t size() const { return names_.size() + more_; }
+    std::string text() const {
+        return fmt::format("{}", fmt::join(names_, ", ")) + (more_ ? fmt::format(" and {} more", more_) : "");
+    }
+
+private:
+    static constexpr std::size_t kShown = 20;
+    std::vector<std::string> names_;
+    std::size_t more_ = 0;
+};
+
+// The first syscall/sysenter/int 0x80/rdtsc/rdtscp/rdpmc of `objdump -d` lines, fed one at a time.
+class InstructionScan {
+public:
+    void line(std::string_view line) {
+        if (found_) return;
+        if (!line.empty() && line.back() == ':' && line.find('<') != std::string_view::npos)
+            function_ = line.substr(line.find('<') + 1, line.rfind('>') - line.find('<') - 1);
+        // objdump -d lines: "  4005d6:\t0f 05                \tsyscall" - the mnemonic follows the last tab.
+        static const std::regex bad(R"(\t(syscall|sysenter|rdtscp|rdtsc|rdpmc|int\s+\$0x80)\b)");
+        std::cmatch m;
+        if (!std::regex_search(line.data(), line.data() + line.size(), m, bad)) return;
+        std::string insn = std::regex_replace(m[1].str(), std::regex(R"(\s+)"), " ");
+        found_ = fmt::format("kernels.c contains a '{}' instruction{}: system calls and cycle counters are off "
+                             "limits in graded code, remove the inline assembly",
+                             insn, function_.empty() ? "" : " in " + function_);
+    }
+    const std::optional<std::string>& found() const { return found_; }
+
+private:
+    std::string function_;
+    std::optional<std::string> found_;
+};
 
 }  // namespace
 
 bool symbol_allowed(const std::string& name) { return allow_list().count(name) > 0; }
 
 std::optional<std::string> forbidden_call(const std::string& object) {
-    std::vector<std::string> refused;
-    for (const auto& [name, type] : nm_symbols({"nm", "-P", "-u", object}))
-        if (!symbol_allowed(name)) refused.push_back(name);
+    FirstNames refused;
+    scan_symbols({"nm", "-P", "-u", object}, [&](const std::string& name, char) {
+        if (!symbol_allowed(name)) refused.add(name);
+    });
     if (refused.empty()) return std::nullopt;
     return fmt::format("kernels.c uses {}, which the grader does not allow (threads, processes, files, sockets, "
                        "signals, timers and system calls are off limits): remove {}",
-                       fmt::join(refused, ", "), refused.size() == 1 ? "it" : "them");
+                       refused.text(), refused.size() == 1 ? "it" : "them");
 }
 
 std::optional<std::string> forbidden_instruction_in(const std::string& disassembly) {
-    // objdump -d lines: "  4005d6:\t0f 05                \tsyscall" - the mnemonic follows the last tab.
-    static const std::regex bad(R"(\t(syscall|sysenter|rdtscp|rdtsc|rdpmc|int\s+\$0x80)\b)");
+    InstructionScan scan;
     std::istringstream in(disassembly);
-    std::string function;
-    for (std::string line; std::getline(in, line);) {
-        if (!line.empty() && line.back() == ':' && line.find('<') != std::string::npos)
-            function = line.substr(line.find('<') + 1, line.rfind('>') - line.find('<') - 1);
-        std::smatch m;
-        if (std::regex_search(line, m, bad)) {
-            std::string insn = std::regex_replace(m[1].str(), std::regex(R"(\s+)"), " ");
-            return fmt::format("kernels.c contains a '{}' instruction{}: system calls and cycle counters are off "
-                               "limits in graded code, remove the inline assembly",
-                               insn, function.empty() ? "" : " in " + function);
-        }
-    }
-    return std::nullopt;
+    for (std::string line; std::getline(in, line);) scan.line(line);
+    return scan.found();
 }
 
 std::optional<std::string> forbidden_instruction(const std::string& object) {
-    return forbidden_instruction_in(run_tool({"objdump", "-d", "--no-show-raw-insn", object}));
+    InstructionScan scan;
+    scan_tool({"objdump", "-d", "--no-show-raw-insn", object}, [&](std::string_view line) { scan.line(line); });
+    return scan.found();
 }
 
 std::optional<std::string> interposed_symbol(const std::string& object, const std::set<std::string>& library_names) {
-    for (const auto& [name, type] : nm_symbols({"nm", "-P", "-g", "--defined-only", object}))
-        if (library_names.count(name))
-            return fmt::format("kernels.c defines '{}', which is also a C library name the driver relies on: make it "
-                               "static or rename it",
-                               name);
-    return std::nullopt;
+    std::optional<std::string> found;
+    scan_symbols({"nm", "-P", "-g", "--defined-only", object}, [&](const std::string& name, char) {
+        if (!found && library_names.count(name))
+            found = fmt::format("kernels.c defines '{}', which is also a C library name the driver relies on: make "
+                                "it static or rename it",
+                                name);
+    });
+    return found;
 }
 
 std::set<std::string> library_symbols(const std::string& program) {
-    std::set<std::string> names;
-    std::istringstream ldd(run_tool({"ldd", program}));
-    for (std::string line; std::getline(ldd, line);) {
+    std::vector<std::string> libraries;
+    scan_tool({"ldd", program}, [&](std::string_view line) {
         auto arrow = line.find("=> /");
-        if (arrow == std::string::npos) continue;
-        std::string lib = line.substr(arrow + 3, line.find(" (", arrow) - arrow - 3);
-        for (const auto& [name, type] : nm_symbols({"nm", "-P", "-D", "--defined-only", lib}))
+        if (arrow == std::string_view::npos) return;
+        libraries.emplace_back(line.substr(arrow + 3, line.find(" (", arrow) - arrow - 3));
+    });
+    std::set<std::string> names;
+    for (const auto& lib : libraries)
+        scan_symbols({"nm", "-P", "-D", "--defined-only", lib}, [&](const std::string& name, char type) {
             if (type != 'A') names.insert(name);
-    }
+        });
     return names;
 }
 
