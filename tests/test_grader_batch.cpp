@@ -258,3 +258,34 @@ TEST_CASE("after a resume with --recalibrate-every, batch.json lists every recor
     CHECK(records.at("alice")["baseline"] != records.at("bob")["baseline"]);
     for (const auto& [id, record] : records) CHECK(listed.count(record["baseline"].get<std::string>()) == 1);
 }
+
+TEST_CASE("batch.json words a recalibration interval as English, and a batch fingerprinted in the old words resumes",
+          "[batch-integrity]") {
+    const std::string dir = class_of("batch-worded", {{"alice", "good"}});
+    REQUIRE(test::run(grade(dir, {"--recalibrate-every", "1"})).status == 0);
+    json batch = batch_json(dir);
+    CHECK(batch["settings"]["baseline"] == "batch, measured every hand-in");
+    BatchSettings every3;
+    every3.recalibrate_every = 3;
+    CHECK(grading_settings(every3).settings["baseline"] == "batch, measured every 3 hand-ins");
+
+    // batch.json as a grader before the wording wrote it: its fingerprint is of the words.
+    batch["settings"]["baseline"] = "batch, measured every 1 hand-ins";
+    test::write_file(dir + "/old-settings.json", batch["settings"].dump());
+    auto sum = test::sh("sha256sum '" + dir + "/old-settings.json' | cut -d' ' -f1");
+    REQUIRE(sum.status == 0);
+    batch["settings_sha256"] = sum.out.substr(0, 64);
+    test::write_file(dir + "/out/batch.json", batch.dump(2));
+    const json alice = records_by_id(dir + "/out/results.jsonl").at("alice");
+
+    auto r = test::run(grade(dir, {"--recalibrate-every", "1"}));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.err, Catch::Contains("1 of 1 hand-in already graded"));
+    CHECK(records_by_id(dir + "/out/results.jsonl").at("alice") == alice);
+    CHECK(batch_json(dir)["settings"]["baseline"] == "batch, measured every hand-in");
+    // Still one grading: other settings are refused as before.
+    auto refused = test::run(grade(dir, {"--recalibrate-every", "2"}));
+    CHECK(refused.status == 1);
+    CHECK_THAT(refused.err, Catch::Contains("other settings (baseline)"));
+}

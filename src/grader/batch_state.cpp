@@ -2,35 +2,79 @@
 
 #include <chrono>
 #include <filesystem>
+#include <regex>
 
 #include "common/atomic_file.hpp"
+#include "common/counted.hpp"
 #include "common/toml_file.hpp"
 #include "driver/explain/build_state.hpp"
 
 namespace perflab::grader {
 using nlohmann::json;
 
-BatchState grading_settings(const BatchSettings& s) {
+namespace {
+
+// The settings' values, which the fingerprint covers; a recalibrating baseline
+// carries its interval as a number of its own.
+json setting_values(const BatchSettings& s) {
     const GradeSettings& g = s.grade;
-    std::string baseline = "interleaved";
-    if (s.fixed_baseline)
-        baseline = "file " + sha256_hex(read_text_file(std::filesystem::absolute(*s.fixed_baseline).string(), "baseline"));
-    else if (s.recalibrate_every)
-        baseline = "batch, measured every " + std::to_string(s.recalibrate_every) + " hand-ins";
-    BatchState state;
     // The policy by its contents, not its file name: an edited policy grades differently.
-    state.settings = {{"policy", sha256_hex(policy_to_toml(g.policy, ""))},
-                      {"driver_args", g.driver_args},
-                      {"trials", g.trials},
-                      {"max_trials", g.most_trials()},
-                      {"baseline", baseline},
-                      {"wall_timeout", g.sandbox.wall_seconds},
-                      {"cpu_seconds", g.sandbox.cpu_seconds},
-                      {"memory_bytes", g.sandbox.memory_bytes},
-                      {"compile_timeout", g.build.compile_seconds}};
-    state.fingerprint = sha256_hex(state.settings.dump());
+    json values = {{"policy", sha256_hex(policy_to_toml(g.policy, ""))},
+                   {"driver_args", g.driver_args},
+                   {"trials", g.trials},
+                   {"max_trials", g.most_trials()},
+                   {"baseline", "interleaved"},
+                   {"wall_timeout", g.sandbox.wall_seconds},
+                   {"cpu_seconds", g.sandbox.cpu_seconds},
+                   {"memory_bytes", g.sandbox.memory_bytes},
+                   {"compile_timeout", g.build.compile_seconds}};
+    if (s.fixed_baseline) {
+        values["baseline"] =
+            "file " + sha256_hex(read_text_file(std::filesystem::absolute(*s.fixed_baseline).string(), "baseline"));
+    } else if (s.recalibrate_every) {
+        values["baseline"] = "batch";
+        values["recalibrate_every"] = s.recalibrate_every;
+    }
+    return values;
+}
+
+// The values as batch.json shows them to a reader.
+json worded(json values) {
+    if (values.contains("recalibrate_every")) {
+        const auto every = values["recalibrate_every"].get<std::size_t>();
+        values["baseline"] = "batch, measured every " + (every == 1 ? "hand-in" : counted(every, "hand-in"));
+        values.erase("recalibrate_every");
+    }
+    return values;
+}
+
+BatchState state_of(const json& values) {
+    BatchState state;
+    state.settings = worded(values);
+    state.fingerprint = sha256_hex(values.dump());
     return state;
 }
+
+// Settings whose fingerprint is of themselves, as graders wrote them before the
+// values were worded apart: a recalibrating baseline was "batch, measured every
+// N hand-ins" (also for N = 1). Read as the values they stand for, a batch
+// started then resumes under the same settings now.
+BatchState from_values_as_worded(const json& settings) {
+    json values = settings;
+    const std::string baseline =
+        settings.contains("baseline") && settings["baseline"].is_string() ? settings["baseline"].get<std::string>() : "";
+    static const std::regex recalibrating(R"(batch, measured every ([1-9][0-9]{0,17}) hand-ins)");
+    std::smatch every;
+    if (std::regex_match(baseline, every, recalibrating)) {
+        values["baseline"] = "batch";
+        values["recalibrate_every"] = std::stoull(every[1].str());
+    }
+    return state_of(values);
+}
+
+}  // namespace
+
+BatchState grading_settings(const BatchSettings& s) { return state_of(setting_values(s)); }
 
 namespace {
 json read_batch_json(const std::string& out_dir) {
@@ -46,6 +90,11 @@ BatchState read_batch_state(const std::string& out_dir) {
     BatchState state;
     if (j.contains("settings") && j["settings"].is_object()) state.settings = j["settings"];
     if (j.contains("settings_sha256") && j["settings_sha256"].is_string()) state.fingerprint = j["settings_sha256"];
+    if (sha256_hex(state.settings.dump()) == state.fingerprint) {
+        const BatchState read = from_values_as_worded(state.settings);
+        state.settings = read.settings;
+        state.fingerprint = read.fingerprint;
+    }
     if (j.contains("force_started_ns") && j["force_started_ns"].is_number_integer())
         state.force_started_ns = j["force_started_ns"].get<std::int64_t>();
     return state;

@@ -13,8 +13,8 @@
 namespace perflab::grader {
 
 struct BatchState {
-    nlohmann::json settings = nlohmann::json::object();  // what decides a grade, readable
-    std::string fingerprint;                              // sha256 of `settings`; "" in a DIR from before it
+    nlohmann::json settings = nlohmann::json::object();  // what decides a grade, worded for a reader
+    std::string fingerprint;                              // sha256 of the settings' values; "" in a DIR from before it
     std::int64_t force_started_ns = 0;                     // an unfinished --force regrade; 0: none
 };
 
@@ -23,7 +23,8 @@ struct BatchState {
 // std::runtime_error when the fixed baseline cannot be read.
 BatchState grading_settings(const BatchSettings& s);
 
-// The state batch.json holds (empty fields when it is missing or older).
+// The state batch.json holds (empty fields when it is missing or older; settings
+// a grader wrote before they were worded apart from their values, as today's).
 BatchState read_batch_state(const std::string& out_dir);
 // The names of the settings that differ, comma-separated ("policy, driver_args").
 std::string differing_settings(const nlohmann::json& a, const nlohmann::json& b);
