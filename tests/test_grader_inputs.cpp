@@ -265,3 +265,14 @@ TEST_CASE("every output's total is the sum of its parts as it shows them", "[gra
     r.smooth_points = 10.1;
     CHECK(json::parse(autolab_line(r))["scoreboard"][0].dump() == "22.4");
 }
+
+TEST_CASE("Gradescope's results.json may be named in the working directory", "[grader-inputs]") {
+    const std::string dir = test::scratch_dir("grader-gradescope-here");
+    test::write_file(dir + "/sub/kernels.c", test::read_file(test::fixture_handin("good")));
+    auto r = test::sh("cd '" + dir + "' && '" + grader_bin() + "' gradescope --submission sub --results results.json " +
+                      "--trials 1 --driver-args '" + kQuickDriver + "'");
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    json results = json::parse(test::read_file(dir + "/results.json"));
+    CHECK(results["tests"].size() == 2);
+}

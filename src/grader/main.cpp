@@ -224,8 +224,10 @@ int run(int argc, char** argv) {
         return 0;
     }
     finish_common(gs_opts);
+    // Before grading, so a place results.json cannot go stops the run at once. Absolute:
+    // a bare results.json has a parent, the working directory, that needs no creating.
+    fs::create_directories(fs::absolute(gs_results).parent_path());
     Graded g = grade_single(gs_submission, gs_opts, gs_baseline);
-    fs::create_directories(fs::path(gs_results).parent_path());
     write_file_atomically(gs_results, gradescope_results(g.record, gs_opts.grade.policy, g.feedback).dump(2) + "\n");
     std::fputs(g.feedback.c_str(), stdout);
     return 0;
