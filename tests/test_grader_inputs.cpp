@@ -266,13 +266,23 @@ TEST_CASE("every output's total is the sum of its parts as it shows them", "[gra
     CHECK(json::parse(autolab_line(r))["scoreboard"][0].dump() == "22.4");
 }
 
-TEST_CASE("Gradescope's results.json may be named in the working directory", "[grader-inputs]") {
+TEST_CASE("Gradescope's results.json may be named in the working directory, and no test scores above its maximum",
+          "[grader-inputs]") {
     const std::string dir = test::scratch_dir("grader-gradescope-here");
+    // Full marks of 12.25, which every output shows as 12.3.
+    test::write_file(dir + "/odd.toml", "[rotate]\nmax_points = 12.25\ncurve = [[0, 12.25], [2, 12.25]]\n"
+                                        "[smooth]\nmax_points = 12.25\ncurve = [[0, 12.25], [2, 12.25]]\n");
     test::write_file(dir + "/sub/kernels.c", test::read_file(test::fixture_handin("good")));
     auto r = test::sh("cd '" + dir + "' && '" + grader_bin() + "' gradescope --submission sub --results results.json " +
-                      "--trials 1 --driver-args '" + kQuickDriver + "'");
+                      "--policy odd.toml --trials 1 --driver-args '" + kQuickDriver + "'");
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     json results = json::parse(test::read_file(dir + "/results.json"));
-    CHECK(results["tests"].size() == 2);
+    REQUIRE(results["tests"].size() == 2);
+    for (const auto& t : results["tests"]) {
+        INFO(t.dump());
+        CHECK(t["score"].get<double>() <= t["max_score"].get<double>());
+        CHECK(t["max_score"] == 12.3);
+        CHECK_THAT(t["output"].get<std::string>(), Catch::EndsWith("-> 12.3 of 12.3 points"));
+    }
 }

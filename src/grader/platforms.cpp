@@ -11,12 +11,15 @@ using nlohmann::json;
 
 json test_entry(const char* name, double points, double max_points, const std::optional<double>& speedup,
                 const Record& r) {
-    std::string output = speedup ? fmt::format("{}(): speedup {:.2f} -> {:.1f} of {:.0f} points", name, *speedup,
-                                               tenths(points), max_points)
+    // The maximum in tenths as well: a policy's 12.25 is shown 12.3, as full marks are,
+    // never a score above its maximum.
+    const double shown_max = tenths(max_points);
+    std::string output = speedup ? fmt::format("{}(): speedup {:.2f} -> {:.1f} of {} points", name, *speedup,
+                                               tenths(points), shown_max)
                                  : fmt::format("{}(): not scored ({}: {})", name, status_id(r.status), r.reason);
     return {{"name", fmt::format("{} performance", name)},
             {"score", tenths(points)},
-            {"max_score", max_points},
+            {"max_score", shown_max},
             {"output", output},
             {"visibility", "visible"}};
 }
