@@ -289,3 +289,14 @@ TEST_CASE("batch.json words a recalibration interval as English, and a batch fin
     CHECK(refused.status == 1);
     CHECK_THAT(refused.err, Catch::Contains("other settings (baseline)"));
 }
+
+TEST_CASE("a fixed --baseline with --recalibrate-every is refused, not one of them ignored", "[batch-integrity]") {
+    const std::string dir = class_of("batch-two-baselines", {{"alice", "good"}});
+    test::write_file(dir + "/baseline.toml", calibrated_baseline("64,128"));
+    auto r = test::run(grade(dir, {"--baseline", dir + "/baseline.toml", "--recalibrate-every", "3"}));
+    INFO(r.err);
+    CHECK(r.status == 1);
+    CHECK(lines_of(r.err) == 1);
+    CHECK_THAT(r.err, Catch::Contains("--baseline") && Catch::Contains("--recalibrate-every"));
+    CHECK_FALSE(fs::exists(dir + "/out"));
+}

@@ -175,6 +175,9 @@ int run(int argc, char** argv) {
     }
 
     if (*grade) {
+        // Each chooses the baseline: taken together, one would be silently ignored.
+        if (batch.fixed_baseline && batch.recalibrate_every)
+            throw std::runtime_error("--baseline and --recalibrate-every both choose the baseline: give one of them");
         finish_common(grade_opts);
         batch.grade = grade_opts.grade;
         // The policy file's [slurm] table, then the command line over it.
