@@ -250,6 +250,39 @@ TEST_CASE("Slurm options come from the policy's [slurm] table; mistakes are one 
     CHECK_THAT(no_flag.err, Catch::Contains("need --slurm"));
 }
 
+TEST_CASE("[slurm] numbers outside the command line's ranges are refused, never cut to fit", "[slurm-options]") {
+    std::string dir = test::scratch_dir("slurm-option-ranges");
+    std::string policy = "[rotate]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\n"
+                         "[smooth]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\n[slurm]\n";
+    auto refusal = [&](const std::string& line) {
+        test::write_file(dir + "/p.toml", policy + line + "\n");
+        try {
+            read_slurm_options(dir + "/p.toml");
+        } catch (const std::runtime_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("taken");
+    };
+    // 9999999999 CPUs once became 1410065407 as an int; --slurm-cpus refuses it.
+    CHECK_THAT(refusal("cpus_per_task = 9999999999"), Catch::Contains("cpus_per_task must be an integer from 1 to 4096"));
+    CHECK_THAT(refusal("shard_size = 5000"), Catch::Contains("shard_size must be an integer from 1 to 1000"));
+    // 0 retries is allowed, so "a positive integer" was not what -1 lacked.
+    CHECK_THAT(refusal("retries = -1"), Catch::Contains("retries must be an integer from 0 to 100"));
+    CHECK(refusal("retries = 0") == "taken");
+    CHECK(refusal("time_minutes = 0") == "taken");  // the default, computed from the limits
+
+    // Through the grader: one line before anything is graded.
+    test::write_file(dir + "/p.toml", policy + "cpus_per_task = 9999999999\n");
+    fs::create_directories(dir + "/handins");
+    test::write_file(dir + "/handins/alice.c", test::read_file(test::fixture_handin("good")));
+    auto r = test::run({repo("grader"), "grade", dir + "/handins", "--out", dir + "/out", "--policy", dir + "/p.toml",
+                        "--trials", "1", "--driver-args", test::kQuickDriver});
+    CHECK(r.status == 1);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains("cpus_per_task must be an integer from 1 to 4096"));
+    CHECK_FALSE(fs::exists(dir + "/out/results.jsonl"));
+}
+
 TEST_CASE("a batch graded through Slurm matches the same batch graded locally", "[slurm]") {
     NEED_CLUSTER();
     std::string dir = test::scratch_dir("slurm-batch");

@@ -110,15 +110,15 @@ int run(int argc, char** argv) {
     grade->add_option("--array-limit", array_limit, "Most array tasks running at once (default: no limit)")
         ->option_text("N")->group("Slurm");
     grade->add_option("--shard-size", shard_size, "Hand-ins per array task (default 1)")
-        ->check(CLI::Range(1, 1000))->group("Slurm");
+        ->check(CLI::Range(kShardSizes.least, kShardSizes.most))->group("Slurm");
     grade->add_option("--slurm-exclusive", exclusive, "node: a whole node per task (default); cores: --slurm-cpus cores")
         ->check(CLI::IsMember({"node", "cores"}))->group("Slurm");
     grade->add_option("--slurm-cpus", slurm_cpus, "CPUs per task with --slurm-exclusive cores (default 2)")
-        ->check(CLI::Range(1, 4096))->group("Slurm");
+        ->check(CLI::Range(kSlurmCpus.least, kSlurmCpus.most))->group("Slurm");
     grade->add_option("--slurm-retries", slurm_retries, "Resubmissions of a failed, preempted or timed-out task (default 2)")
-        ->check(CLI::Range(0, 100))->group("Slurm");
+        ->check(CLI::Range(kSlurmRetries.least, kSlurmRetries.most))->group("Slurm");
     grade->add_option("--slurm-time", slurm_time, "Time limit per task in minutes (default: from the sandbox limits)")
-        ->check(CLI::Range(1, 100000))->group("Slurm");
+        ->check(CLI::Range(kSlurmMinutes.least, kSlurmMinutes.most))->group("Slurm");
     grade->add_option("--slurm-poll", slurm.poll_seconds, "Seconds between squeue polls (default 5)")
         ->check(CLI::Range(0.1, 3600.0))->group("Slurm");
     grade->add_option("--sbatch-args", sbatch_args, "Extra sbatch options, e.g. \"--account=cs101 --qos=grading\"")

@@ -28,12 +28,19 @@ SlurmFileOptions read_slurm_options(const std::string& policy_file) {
             auto v = node.value<std::string>();
             if (!v || (*v != "node" && *v != "cores")) throw bad("exclusive", "\"node\" or \"cores\"");
             o.exclusive = *v;
-        } else if (k == "array_limit" || k == "shard_size" || k == "cpus_per_task" || k == "retries" ||
-                   k == "time_minutes") {
+        } else if (k == "array_limit") {
             auto v = node.value<int64_t>();
-            if (!v || *v < 0 || (*v == 0 && k != "array_limit" && k != "retries" && k != "time_minutes"))
-                throw bad(k.c_str(), "a positive integer");
-            if (k == "array_limit") o.array_limit = std::size_t(*v);
+            if (!v || *v < 0) throw bad("array_limit", "an integer, 0 for no limit");
+            o.array_limit = std::size_t(*v);
+        } else if (k == "shard_size" || k == "cpus_per_task" || k == "retries" || k == "time_minutes") {
+            // The command line's range, so a value it refuses is not taken (nor cut to an int) from here.
+            const SlurmRange range = k == "shard_size"      ? kShardSizes
+                                     : k == "cpus_per_task" ? kSlurmCpus
+                                     : k == "retries"       ? kSlurmRetries
+                                                            : SlurmRange{0, kSlurmMinutes.most};
+            auto v = node.value<int64_t>();
+            if (!v || *v < range.least || *v > range.most)
+                throw bad(k.c_str(), fmt::format("an integer from {} to {}", range.least, range.most).c_str());
             if (k == "shard_size") o.shard_size = std::size_t(*v);
             if (k == "cpus_per_task") o.cpus_per_task = int(*v);
             if (k == "retries") o.retries = int(*v);
