@@ -3,6 +3,7 @@
 // driver's tile advice and the cache simulation. See docs/probe.md.
 #include "common/affinity.hpp"
 #include "common/atomic_file.hpp"
+#include "common/cli_range.hpp"
 #include "common/clock.hpp"
 #include "hierarchy.hpp"
 #include "common/probe_result.hpp"
@@ -100,7 +101,7 @@ int run(int argc, char** argv) {
     app.add_flag("--no-save", no_save, "do not write the result file");
     app.add_option("--max-mib", max_mib, "largest working set of the latency curve, in MiB")
         ->capture_default_str()
-        ->check(CLI::Range(std::size_t{4}, std::size_t{4096}));
+        ->check(in_range(std::size_t{4}, std::size_t{4096}));
     app.add_option("--cpu", cpu, "pin to this CPU (default: the last one allowed)")->check(
         CLI::NonNegativeNumber);
     app.footer("Exit status: 0 on success, 1 on a usage error or when the result cannot be "

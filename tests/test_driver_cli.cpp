@@ -130,6 +130,9 @@ TEST_CASE("bad flags, values and files give one line on stderr and status 1", "[
     }
     // A bad flag is refused before anything is measured or printed.
     CHECK(run({fast_driver(), "--dims", "0"}).out.empty());
+    // A bound is told as a bound, whether the value is a word or a number past it.
+    CHECK_THAT(run({fast_driver(), "--dims", "64,abc"}).err, Catch::Contains("abc is not a whole number from 1 to 8192"));
+    CHECK_THAT(run({fast_driver(), "--epsilon", "2"}).err, Catch::Contains("2 is not a number from 0 to 1"));
 }
 
 TEST_CASE("a baseline or policy file that is not TOML is told what the file should hold", "[driver][cli]") {

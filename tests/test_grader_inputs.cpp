@@ -158,6 +158,22 @@ TEST_CASE("Gradescope and Autolab take the handout's handin.tar and TEAM-kernels
     }
 }
 
+TEST_CASE("a number out of its range or not a number is told what it must be, bounds as written", "[grader-inputs]") {
+    const std::string dir = test::scratch_dir("grader-ranges");
+    auto refused = [&](const std::vector<std::string>& args) {
+        std::vector<std::string> argv{grader_bin(), "grade", dir + "/handins", "--out", dir + "/out"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        auto r = test::run(argv);
+        CHECK(r.status != 0);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        return r.err;
+    };
+    CHECK_THAT(refused({"--memory", "100"}), Catch::Contains("--memory: 100 is not a number from 256 to 10000000"));
+    CHECK_THAT(refused({"--cpu-seconds", "abc"}), Catch::Contains("abc is not a whole number from 1 to 86400"));
+    CHECK_THAT(refused({"--shard-size", "0"}), Catch::Contains("0 is not a whole number from 1 to 1000"));
+    CHECK(!fs::exists(dir + "/out"));
+}
+
 TEST_CASE("a policy with a typo, a non-finite number or a falling curve is refused by name", "[grader-inputs]") {
     const std::string dir = test::scratch_dir("grader-policy");
     const std::string smooth = "[smooth]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\n";

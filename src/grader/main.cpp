@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/atomic_file.hpp"
+#include "common/cli_range.hpp"
 #include "common/scratch_dir.hpp"
 #include "batch.hpp"
 #include "platforms.hpp"
@@ -39,17 +40,17 @@ void add_common(CLI::App& app, Common& c) {
     app.add_option("--driver-args", c.driver_args, "Extra driver options, e.g. \"--dims 64,128 --max-samples 5\"")
         ->option_text("ARGS");
     app.add_option("--trials", c.grade.trials, "Timed runs per hand-in; the median speedup counts (default 3)")
-        ->check(CLI::Range(1, 100));
+        ->check(in_range(1, 100));
     app.add_option("--max-trials", c.grade.max_trials,
                    "Timed runs at most while a kernel's grade is unsettled (default twice --trials)")
-        ->check(CLI::Range(1, 300));
+        ->check(in_range(1, 300));
     app.add_option("--wall-timeout", c.grade.sandbox.wall_seconds, "Seconds one driver run may take (default 600)")
-        ->check(CLI::Range(1.0, 86400.0));
+        ->check(in_range(1.0, 86400.0));
     app.add_option("--cpu-seconds", c.grade.sandbox.cpu_seconds, "CPU seconds one driver run may use (default 600)")
-        ->check(CLI::Range(1, 86400));
-    app.add_option("--memory", c.memory_mib, "Address space per run in MiB (default 4096)")->check(CLI::Range(256.0, 1e7));
+        ->check(in_range(1, 86400));
+    app.add_option("--memory", c.memory_mib, "Address space per run in MiB (default 4096)")->check(in_range(256.0, 1e7));
     app.add_option("--compile-timeout", c.grade.build.compile_seconds, "Seconds compiling may take (default 60)")
-        ->check(CLI::Range(1.0, 3600.0));
+        ->check(in_range(1.0, 3600.0));
 }
 
 void finish_common(Common& c) {
@@ -94,7 +95,7 @@ int run(int argc, char** argv) {
     grade->add_option("--recalibrate-every", batch.recalibrate_every,
                       "Score against one batch baseline, measured again every M hand-ins (default: each hand-in's "
                       "run times the oracle in turns with its kernels)")
-        ->check(CLI::Range(1, 1000000));
+        ->check(in_range(1, 1000000));
     grade->add_option("--baseline", batch.fixed_baseline, "A fixed baseline TOML instead of measuring one")
         ->option_text("FILE");
     add_common(*grade, grade_opts);
@@ -110,17 +111,17 @@ int run(int argc, char** argv) {
     grade->add_option("--array-limit", array_limit, "Most array tasks running at once (default: no limit)")
         ->option_text("N")->group("Slurm");
     grade->add_option("--shard-size", shard_size, "Hand-ins per array task (default 1)")
-        ->check(CLI::Range(kShardSizes.least, kShardSizes.most))->group("Slurm");
+        ->check(in_range(kShardSizes.least, kShardSizes.most))->group("Slurm");
     grade->add_option("--slurm-exclusive", exclusive, "node: a whole node per task (default); cores: --slurm-cpus cores")
         ->check(CLI::IsMember({"node", "cores"}))->group("Slurm");
     grade->add_option("--slurm-cpus", slurm_cpus, "CPUs per task with --slurm-exclusive cores (default 2)")
-        ->check(CLI::Range(kSlurmCpus.least, kSlurmCpus.most))->group("Slurm");
+        ->check(in_range(kSlurmCpus.least, kSlurmCpus.most))->group("Slurm");
     grade->add_option("--slurm-retries", slurm_retries, "Resubmissions of a failed, preempted or timed-out task (default 2)")
-        ->check(CLI::Range(kSlurmRetries.least, kSlurmRetries.most))->group("Slurm");
+        ->check(in_range(kSlurmRetries.least, kSlurmRetries.most))->group("Slurm");
     grade->add_option("--slurm-time", slurm_time, "Time limit per task in minutes (default: from the sandbox limits)")
-        ->check(CLI::Range(kSlurmMinutes.least, kSlurmMinutes.most))->group("Slurm");
+        ->check(in_range(kSlurmMinutes.least, kSlurmMinutes.most))->group("Slurm");
     grade->add_option("--slurm-poll", slurm.poll_seconds, "Seconds between squeue polls (default 5)")
-        ->check(CLI::Range(0.1, 3600.0))->group("Slurm");
+        ->check(in_range(0.1, 3600.0))->group("Slurm");
     grade->add_option("--sbatch-args", sbatch_args, "Extra sbatch options, e.g. \"--account=cs101 --qos=grading\"")
         ->option_text("ARGS")->group("Slurm");
 
@@ -161,7 +162,15 @@ int run(int argc, char** argv) {
 
     auto* check = app.add_subcommand("check-sandbox", "Say whether untrusted code can be sandboxed here (exit 0) or why not (exit 1)");
 
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        // One line, as every other refusal: CLI11's own adds a second.
+        std::fprintf(stderr, "grader: %s; run 'grader --help' (or 'grader COMMAND --help') for the options\n", e.what());
+        return 1;
+    }
 
     if (*slurm_task) return run_slurm_task(task_batch, task_submission, task_index);
     if (*check) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/cli_range.hpp"
 #include "common/executable_dir.hpp"
 #include "common/perf_counters.hpp"
 #include "driver/evidence/cachegrind.hpp"
@@ -19,7 +20,7 @@ void print_classic_usage(const char* argv0) {
     std::fprintf(stderr, "Usage: %s [-hqg] [-f <func_file>] [-d <dump_file>]\n", argv0);
 }
 
-CLI::Validator dimension_range() { return CLI::Range(1, kMaxDim); }
+CLI::Validator dimension_range() { return in_range(1, kMaxDim); }
 
 // An instructor can build a handout whose driver uses the grading host's baseline
 // and policy by default (make handout BASELINE=... POLICY=...): the files sit
@@ -78,14 +79,14 @@ ParseOutcome parse_options(int argc, char** argv) {
                    "Compare this run with an earlier --json report of the same machine: per variant and dim, faster, "
                    "slower or within noise")
         ->option_text("OLD.json");
-    app.add_option("--k", o.kbest.k, "K of the K-best timing scheme (default 3)")->check(CLI::Range(1, 100));
+    app.add_option("--k", o.kbest.k, "K of the K-best timing scheme (default 3)")->check(in_range(1, 100));
     app.add_option("--epsilon", o.kbest.epsilon, "Agreement the K fastest samples need (default 0.01)")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(in_range(0.0, 1.0));
     app.add_option("--max-samples", o.kbest.max_samples, "Samples at most per measurement (default 300)")
-        ->check(CLI::Range(1, 10000));
+        ->check(in_range(1, 10000));
     app.add_option("--ratio-tolerance", o.kbest.ratio_tolerance,
                    "Beside the oracle, sample until the speedup's 95% interval is within this fraction (default 0.03)")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(in_range(0.0, 1.0));
     auto* baseline_opt = app.add_option("--baseline", o.baseline_file, "Fixed baseline CPEs from a TOML file (see --calibrate)")
         ->option_text("FILE");
     app.add_flag("--check-options", o.check_options,
@@ -101,7 +102,7 @@ ParseOutcome parse_options(int argc, char** argv) {
     app.add_flag("--speed-of-light", o.speed_of_light, "Also time a memcpy of the image (never scored)");
     app.add_option("--timeout", o.timeout_seconds,
                    "Seconds one kernel call may take before it is stopped (default 10; a host gets at least 5 to start)")
-        ->check(CLI::Range(1u, 3600u));
+        ->check(in_range(1u, 3600u));
     app.add_option("--cpu", o.cpu, "Pin to this CPU while timing (default: the last allowed CPU)");
     app.add_flag("--counters", o.counters, "Add hardware counter rows (libpfm4) per variant and dimension");
     app.add_option("--events", o.events, "libpfm4 event names to count (implies --counters)")
