@@ -805,3 +805,22 @@ TEST_CASE("explain: the page's best speedup is never a function only --explain t
     }
     CHECK(scored >= 1);
 }
+
+TEST_CASE("explain: --dims equal to the lab's default list is what --explain compares at", "[explain]") {
+    auto parsed = [](std::vector<std::string> args) {
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        auto r = perflab::parse_options(int(argv.size()), argv.data());
+        REQUIRE(r.options);
+        return perflab::explain_options(*r.options);
+    };
+    const std::vector<int> lab(std::begin(perflab::kLabDims), std::end(perflab::kLabDims));
+    std::string dims;
+    for (int d : lab) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+    const perflab::Options chosen = parsed({"driver", "--explain", "--dims", dims});
+    CHECK(chosen.rotate_dims == lab);
+    CHECK(chosen.smooth_dims == lab);
+    const perflab::Options unchosen = parsed({"driver", "--explain"});
+    CHECK(unchosen.rotate_dims == std::vector<int>{perflab::kExplainDim});
+    CHECK(unchosen.smooth_dims == std::vector<int>{perflab::kExplainDim});
+}
