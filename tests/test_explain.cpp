@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -804,6 +805,35 @@ TEST_CASE("explain: the page's best speedup is never a function only --explain t
         scored += counts && !v["points"].is_null();
     }
     CHECK(scored >= 1);
+}
+
+TEST_CASE("explain: at-ceiling holds rotate() against the references at the comparison dimension", "[explain]") {
+    perflab::FunctionEvidence oracle{"naive oracle", 10, true, {}, std::nullopt, std::nullopt, std::nullopt};
+    perflab::FunctionEvidence reference{"reference blocked rotate", 5, true, {}, 2.0, std::nullopt, std::nullopt};
+    // --dims 64,256: level with the reference at 256, no faster than naive at 64.
+    auto data = given(256, {{"rotate: current", "rotate", 2.0, 0, 0, {}, std::nullopt, true}}, oracle, reference);
+    auto& graded = data.kernels[0].result.variants[0];
+    perflab::DimResult small = graded.dims[0];
+    small.dim = 64, small.speedup = 1.0;
+    graded.dims.insert(graded.dims.begin(), small);
+    graded.mean_speedup = std::sqrt(1.0 * 2.0);
+    data.kernels[0].result.dims = {64, 256};
+    auto ceiling = of_id(perflab::explain_checks(data), "at-ceiling");
+    REQUIRE(ceiling.size() == 1);
+    CHECK_THAT(ceiling[0].title, Catch::Contains("reaches 2.00") && Catch::Contains("at the ceiling"));
+}
+
+TEST_CASE("explain: a swept reference tile that did not converge widens the ceiling's band", "[explain]") {
+    perflab::FunctionEvidence oracle{"naive oracle", 10, true, {}, std::nullopt, std::nullopt, std::nullopt};
+    perflab::FunctionEvidence reference{"reference blocked rotate", 10, true, {}, 1.0, std::nullopt, std::nullopt};
+    auto data = given(256, {{"rotate: current", "rotate", 1.0, 0, 0, {}, std::nullopt, true}}, oracle, reference);
+    // Tile 32 at 8% above the oracle: outside a quiet run's 5% band, inside the 10%
+    // of a timing that did not converge.
+    data.kernels[0].tile_sweep = {{16, 10.0, true}, {32, 10.0 / 1.08, false}};
+    auto ceiling = of_id(perflab::explain_checks(data), "at-ceiling");
+    REQUIRE(ceiling.size() == 1);
+    CHECK_THAT(ceiling[0].title, Catch::Contains("too noisy to tell"));
+    CHECK(evidence_text(ceiling[0], "resolved") == "no: within this run's noise band");
 }
 
 TEST_CASE("explain: --dims equal to the lab's default list is what --explain compares at", "[explain]") {
