@@ -854,3 +854,24 @@ TEST_CASE("explain: --dims equal to the lab's default list is what --explain com
     CHECK(unchosen.rotate_dims == std::vector<int>{perflab::kExplainDim});
     CHECK(unchosen.smooth_dims == std::vector<int>{perflab::kExplainDim});
 }
+
+TEST_CASE("explain: tile-advice names a fastest swept edge only outside the run's noise", "[explain]") {
+    perflab::FunctionEvidence oracle{"naive oracle", 3, true, {}, std::nullopt, std::nullopt, std::nullopt};
+    auto advice = [&](std::vector<perflab::TilePoint> sweep) {
+        auto data = given(256, {{"rotate: current", "rotate", 1.0, 0, 0, {}, std::nullopt, true}}, oracle);
+        data.reference_kernels = true;
+        data.l1 = perflab::L1Geometry{48 * 1024, 64, "given", false};
+        data.kernels[0].tile_sweep = std::move(sweep);
+        auto tiles = of_id(perflab::explain_checks(data), "tile-advice");
+        REQUIRE(tiles.size() == 1);
+        return tiles[0];
+    };
+    // 64 ahead of 8 by 4%, inside the quiet run's 5% band: no fastest edge.
+    const auto level = advice({{8, 1.61, true}, {16, 1.72, true}, {64, 1.55, true}});
+    CHECK_THAT(level.advice, !Catch::Contains("fastest"));
+    CHECK_THAT(level.advice, Catch::Contains("B = 8 came within this run's noise"));
+    CHECK(evidence_text(level, "edges within noise of the best") == "8");
+    const auto apart = advice({{8, 1.61, true}, {16, 1.72, true}, {64, 1.20, true}});
+    CHECK_THAT(apart.advice, Catch::Contains("fastest with B = 64"));
+    CHECK(evidence_text(apart, "edges within noise of the best") == "none");
+}

@@ -605,12 +605,26 @@ void tile_advice(const ExplainData& data, const KernelEvidence& e, std::vector<F
                 compare_speedups(*e.naive.cpe / p.cpe, 1.0, e.noise, p.converged).resolved)
                 ++beat_naive;
         }
+        // The fastest edge is one only where the others are slower beyond the noise.
+        std::string level;
+        for (const auto& p : e.tile_sweep)
+            if (&p != &*best && p.cpe > 0 && best->cpe > 0 &&
+                !compare_speedups(p.cpe / best->cpe, 1.0, e.noise, p.converged && best->converged).resolved)
+                level += (level.empty() ? "" : ", ") + std::to_string(p.tile);
         f.evidence.emplace_back("best reference tile", double(best->tile));
+        f.evidence.emplace_back("edges within noise of the best", level.empty() ? "none" : level);
         f.evidence.emplace_back("sweep dim", double(e.dim));
         f.evidence.emplace_back("swept tiles measurably faster than naive", double(beat_naive));
-        f.advice += fmt::format(" Measured here at {}: the reference blocked rotate was fastest with B = {} ({:.2f} "
-                                "CPE); {} of {} swept edges beat naive by more than this run's noise.",
-                                e.dim, best->tile, best->cpe, beat_naive, e.tile_sweep.size());
+        f.advice += level.empty()
+                        ? fmt::format(" Measured here at {}: the reference blocked rotate was fastest with B = {} "
+                                      "({:.2f} CPE).",
+                                      e.dim, best->tile, best->cpe)
+                        : fmt::format(" Measured here at {}: the reference blocked rotate took {:.2f} CPE with B = {}, "
+                                      "and B = {} came within this run's noise of it: the sweep does not tell these "
+                                      "edges apart.",
+                                      e.dim, best->cpe, best->tile, level);
+        f.advice += fmt::format(" {} of {} swept edges beat naive by more than this run's noise.", beat_naive,
+                                e.tile_sweep.size());
     }
     out.push_back(std::move(f));
 }
