@@ -875,3 +875,27 @@ TEST_CASE("explain: tile-advice names a fastest swept edge only outside the run'
     CHECK_THAT(apart.advice, Catch::Contains("fastest with B = 64"));
     CHECK(evidence_text(apart, "edges within noise of the best") == "none");
 }
+
+TEST_CASE("explain: a handout naive that calls a helper the oracle inlines is not called edited", "[explain]") {
+    const int dim = 64;
+    perflab::AccessPattern rows = walk(dim, 1, 1, dim, dim);
+    perflab::AccessPattern calling = rows;
+    calling.calls_per_px = 1;
+    calling.callees = {{"avg", 1.0}};
+    perflab::FunctionEvidence oracle{"naive oracle", 10, true, misses(0.2, 175), std::nullopt, rows, std::nullopt};
+    auto data = given(dim,
+                      {{"smooth: current", "smooth", 1.0, 0, 0, misses(0.2, 175), rows, true},
+                       {"naive_smooth: Naive baseline implementation", "naive_smooth", 0.8, 0, 0, misses(0.2, 215),
+                        calling}},
+                      oracle);
+    data.kernels[0].kernel = data.kernels[0].result.kernel = perflab::Kernel::smooth;
+    auto edited = of_id(perflab::explain_checks(data), "edited-baseline");
+    REQUIRE(edited.size() == 1);
+    CHECK(edited[0].title == "naive_smooth does not compile to the handout's naive smooth: it calls avg 1.00/px");
+    CHECK_THAT(edited[0].advice, !Catch::Contains("restore naive_smooth"));
+    // Edited for real (a different store order), it is said to be edited.
+    data.kernels[0].patterns[1]->store.step = dim;
+    auto really = of_id(perflab::explain_checks(data), "edited-baseline");
+    REQUIRE(really.size() == 1);
+    CHECK(really[0].title == "naive_smooth is not the handout's naive smooth");
+}
