@@ -899,3 +899,32 @@ TEST_CASE("explain: a handout naive that calls a helper the oracle inlines is no
     REQUIRE(really.size() == 1);
     CHECK(really[0].title == "naive_smooth is not the handout's naive smooth");
 }
+
+TEST_CASE("explain: of two look-alike variants, rotate()/smooth() is said to run the one its trace executed",
+          "[explain]") {
+    const int dim = 64;
+    perflab::AccessPattern rows = walk(dim, 1, 1, dim, dim);
+    perflab::AccessPattern graded = rows;
+    graded.executed = {"smooth", "smooth_call", "avg_px"};
+    perflab::FunctionEvidence oracle{"naive oracle", 10, true, misses(0.2, 175), std::nullopt, rows, std::nullopt};
+    auto data = given(dim,
+                      {{"smooth: current", "smooth", 0.8, 0, 0, misses(0.2, 215), graded, true},
+                       {"naive_smooth: baseline", "naive_smooth", 0.8, 0, 0, misses(0.2, 214), rows},
+                       {"smooth_call: one call per pixel", "smooth_call", 0.8, 0, 0, misses(0.2, 215), rows}},
+                      oracle);
+    data.kernels[0].kernel = data.kernels[0].result.kernel = perflab::Kernel::smooth;
+    data.kernels[0].graded_symbol = "smooth";
+    auto graded_findings = of_id(perflab::explain_checks(data), "graded-function");
+    REQUIRE(graded_findings.size() == 1);
+    CHECK(graded_findings[0].title == "smooth() runs smooth_call");
+    CHECK(evidence_text(graded_findings[0], "behaves like") == "smooth_call");
+    // smooth_call inlined into smooth(): not executed, but calling avg_px as it does.
+    auto& patterns = data.kernels[0].patterns;
+    patterns[0]->executed = {"smooth", "avg_px"};
+    patterns[0]->callees = {{"avg_px", 1.0}};
+    patterns[1]->callees = {{"avg", 1.0}};
+    patterns[2]->callees = {{"avg_px", 1.0}};
+    auto inlined = of_id(perflab::explain_checks(data), "graded-function");
+    REQUIRE(inlined.size() == 1);
+    CHECK(inlined[0].title == "smooth() runs smooth_call");
+}

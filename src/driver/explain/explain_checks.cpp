@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 #include <fmt/format.h>
+#include <set>
 #include <sstream>
 
 #include "explain.hpp"
@@ -243,9 +244,26 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
     for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i)
         if (i != *gi && e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, i)) alike = i;
     const auto walks_alike = [&](std::size_t i) { return same_walk(pattern_of(e, *gi), pattern_of(e, i)); };
-    for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i)
-        if (i != *gi && e.result.variants[i].correct && same_code(e.figures[*gi], e.figures[i]) && walks_alike(i))
-            alike = i;
+    // Among look-alikes, first one the traced call executed or (inlined into it) one
+    // calling the same helpers per pixel: two registered functions of the same
+    // code are not told apart by their totals, nor by their walk.
+    const auto& graded_trace = pattern_of(e, *gi);
+    const auto callee_names = [](const AccessPattern& p) {
+        std::set<std::string> names;
+        for (const auto& [callee, n] : p.callees) names.insert(callee);
+        return names;
+    };
+    const auto ran = [&](std::size_t i) {
+        const auto& other = pattern_of(e, i);
+        return graded_trace &&
+               (std::count(graded_trace->executed.begin(), graded_trace->executed.end(), fn_name(e, i)) ||
+                (other && !other->callees.empty() && callee_names(*other) == callee_names(*graded_trace)));
+    };
+    for (bool executed_only : {true, false})
+        for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i)
+            if (i != *gi && e.result.variants[i].correct && same_code(e.figures[*gi], e.figures[i]) &&
+                walks_alike(i) && (!executed_only || ran(i)))
+                alike = i;
     for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i) {
         const auto& v = e.result.variants[i];
         if (i != *gi && v.correct && behaves_alike(e.figures[*gi], e.figures[i], time_ratio(g, &v, dim)) &&
