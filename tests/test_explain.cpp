@@ -928,3 +928,14 @@ TEST_CASE("explain: of two look-alike variants, rotate()/smooth() is said to run
     REQUIRE(inlined.size() == 1);
     CHECK(inlined[0].title == "smooth() runs smooth_call");
 }
+
+TEST_CASE("explain: figures simulated with --cache-geometry are not said to be this machine's", "[explain]") {
+    const json r = explain(build_driver("tests/fixtures/explain/smooth_const9.c"), "smooth", "given-geometry",
+                           {"--cache-geometry", "D1=32768,8,64:LL=1048576,16,64"});
+    for (const auto& f : findings(r, "measurement-quality"))
+        if (f["title"] == "no hardware counters on this machine") {  // with a PMU, the counters are read instead
+            CHECK_THAT(r["figures_source"].get<std::string>(), Catch::Contains("given as D1=32768,8,64"));
+            CHECK_THAT(f["meaning"].get<std::string>(),
+                       Catch::Contains("--cache-geometry gave") && !Catch::Contains("this machine's caches"));
+        }
+}

@@ -102,6 +102,7 @@ struct ExplainData {
     std::vector<KernelEvidence> kernels;
     std::string figures_source;                      // "" when there are no miss figures
     std::optional<std::string> figures_unavailable;  // why not
+    bool geometry_given = false;                     // simulated with --cache-geometry, not this machine's
     std::optional<std::string> trace_unavailable;    // why there are no access traces
     std::optional<std::string> unregistered_uncalled;  // why unregistered functions were only named
     std::optional<std::string> counters_unavailable;

@@ -1168,8 +1168,11 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
         add(Severity::info, "no hardware counters on this machine", {{"reason", *data.counters_unavailable}},
             data.figures_unavailable
                 ? "there are no miss or instruction figures."
-                : "the miss and instruction figures come from cachegrind simulating this machine's caches: exact and "
-                  "repeatable, but with no hardware prefetcher, so real misses of streaming code are fewer.",
+                : fmt::format("the miss and instruction figures come from cachegrind simulating {}: exact and "
+                              "repeatable, but with no hardware prefetcher, so real misses of streaming code are "
+                              "fewer.",
+                              data.geometry_given ? "the caches --cache-geometry gave, not this machine's"
+                                                  : "this machine's caches"),
             "for measured counters run on a host with a PMU (see docs/counters.md).");
     if (data.figures_unavailable)
         add(Severity::warning, "no miss or instruction figures", {{"reason", *data.figures_unavailable}},

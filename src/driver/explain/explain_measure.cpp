@@ -70,6 +70,7 @@ public:
             return;
         }
         geometry_ = std::get<CachegrindGeometry>(g);
+        data.geometry_given = s.plan.cache_geometry.has_value();
         data.figures_source = "cachegrind simulation, " + describe_geometry(*geometry_);
     }
 
