@@ -939,3 +939,26 @@ TEST_CASE("explain: figures simulated with --cache-geometry are not said to be t
                        Catch::Contains("--cache-geometry gave") && !Catch::Contains("this machine's caches"));
         }
 }
+
+TEST_CASE("explain: rotate() running a copy of naive's loop is not said to run naive_rotate", "[explain]") {
+    const int dim = 256;
+    const perflab::AccessPattern naive_walk = walk(dim, -dim, 1, dim, dim);
+    perflab::FunctionEvidence oracle{"naive oracle", 10, true, misses(1.0), std::nullopt, naive_walk, std::nullopt};
+    auto data = given(dim,
+                      {{"rotate: current", "rotate", 1.0, 0, 0, misses(1.0), naive_walk, true},
+                       {"naive_rotate: baseline", "naive_rotate", 1.0, 0, 0, misses(1.0), naive_walk},
+                       {"rotate_copy: my loop", "rotate_copy", 1.0, 0, 0, misses(1.0), naive_walk},
+                       {"rotate_b32: blocked", "rotate_b32", 1.0, 0, 0, misses(0.2), walk(dim, 1, -dim, 32, 32)}},
+                      oracle);
+    // rotate() is a tail call to rotate_copy, whose code is naive_rotate's.
+    data.kernels[0].graded_jumps_to = "rotate_copy";
+    auto graded = of_id(perflab::explain_checks(data), "graded-function");
+    REQUIRE(graded.size() == 1);
+    CHECK(graded[0].title == "rotate() runs rotate_copy, which does what naive_rotate does, while rotate_b32 is "
+                             "registered and misses far less");
+    // Jumping to naive_rotate itself, it is named.
+    data.kernels[0].graded_jumps_to = "naive_rotate";
+    auto naive = of_id(perflab::explain_checks(data), "graded-function");
+    REQUIRE(naive.size() == 1);
+    CHECK(naive[0].title == "rotate() runs naive_rotate, while rotate_b32 is registered and misses far less");
+}

@@ -314,11 +314,19 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
                 better = i;
         }
         if (naive_run && better) {
+            // By name, the function the call jumped to or executed when that is not
+            // the naive one but a copy of its code: "runs naive_rotate" would be untrue.
+            const bool copy_ran = alike && *alike != *naive_run && !is_naive_function(e, *alike) &&
+                                  ((e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, *alike)) || ran(*alike));
+            const std::string runs_what =
+                copy_ran ? fmt::format("{}, which does what {} does,", fn_name(e, *alike), fn_name(e, *naive_run))
+                         : fn_name(e, *naive_run) + ",";
             Finding f = make("graded-function", Severity::problem, e.kernel, g.name,
-                             fmt::format("{} runs {}, while {} is registered and misses far less", fn,
-                                         fn_name(e, *naive_run), fn_name(e, *better)));
+                             fmt::format("{} runs {} while {} is registered and misses far less", fn, runs_what,
+                                         fn_name(e, *better)));
             f.evidence = ev;
-            f.evidence.emplace_back("runs", fn_name(e, *naive_run));
+            f.evidence.emplace_back("runs", fn_name(e, copy_ran ? *alike : *naive_run));
+            if (copy_ran) f.evidence.emplace_back("same code as", fn_name(e, *naive_run));
             f.evidence.emplace_back("D1 misses/px", e.figures[*gi].d1().value_or(0));
             f.evidence.emplace_back("better variant", e.result.variants[*better].name);
             f.evidence.emplace_back("better D1 misses/px", e.figures[*better].d1().value_or(0));
