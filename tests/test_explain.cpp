@@ -962,3 +962,19 @@ TEST_CASE("explain: rotate() running a copy of naive's loop is not said to run n
     REQUIRE(naive.size() == 1);
     CHECK(naive[0].title == "rotate() runs naive_rotate, while rotate_b32 is registered and misses far less");
 }
+
+TEST_CASE("explain: a ceiling set by a swept tile is not called the reference's", "[explain]") {
+    perflab::FunctionEvidence oracle{"naive oracle", 10, true, {}, std::nullopt, std::nullopt, std::nullopt};
+    perflab::FunctionEvidence reference{"reference blocked rotate", 8, true, {}, 1.25, std::nullopt, std::nullopt};
+    auto data = given(256, {{"rotate: current", "rotate", 1.0, 0, 0, {}, std::nullopt, true}}, oracle, reference);
+    data.kernels[0].tile_sweep = {{16, 5.0, true}, {32, 8.0, true}};  // tile 16: 10 / 5 = 2.00
+    auto ceiling = of_id(perflab::explain_checks(data), "at-ceiling");
+    REQUIRE(ceiling.size() == 1);
+    CHECK(ceiling[0].title ==
+          "rotate() reaches 1.00; the reference blocked rotate with B = 16 reaches 2.00 in the same run (50% of it)");
+    // Set by the reference kernel itself, it is "the reference".
+    data.kernels[0].tile_sweep.clear();
+    auto by_reference = of_id(perflab::explain_checks(data), "at-ceiling");
+    REQUIRE(by_reference.size() == 1);
+    CHECK(by_reference[0].title == "rotate() reaches 1.00; the reference reaches 1.25 in the same run (80% of it)");
+}

@@ -806,6 +806,10 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
     const Timed top{tile_on_top ? fmt::format("reference tile {}", best_edge) : e.reference->name, ceiling, &point,
                     tile_on_top ? best_tile_point->converged : e.reference->converged};
     const Gap c = speedup_gap(e, graded, top);
+    // The evidence's "reference speedup" is the reference kernel's: a ceiling set by
+    // a swept tile is named as that tile, not as "the reference".
+    const std::string ceiling_by =
+        tile_on_top ? fmt::format("the reference blocked rotate with B = {}", best_edge) : "the reference";
     Finding f = make("at-ceiling", Severity::info, e.kernel, g.name, "");
     f.evidence = {{"dim", double(e.dim)},
                   {"graded speedup", graded.speedup},
@@ -818,9 +822,9 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
     add_noise(f.evidence, c, graded, top);
     const std::string fn = fmt::format("{}()", kernel_name(e.kernel));
     if (!c.resolved && c.ratio < 1) {
-        f.title = fmt::format("{} reaches {:.2f}, the reference {:.2f}: this run is too noisy to tell whether that "
-                              "is the ceiling",
-                              fn, graded.speedup, ceiling);
+        f.title = fmt::format("{} reaches {:.2f}, {} reaches {:.2f}: this run is too noisy to tell whether that is "
+                              "the ceiling",
+                              fn, graded.speedup, ceiling_by, ceiling);
         f.meaning = c.overlap ? fmt::format("{}'s own 95% interval holds the reference's speedup.", fn)
                               : fmt::format("the gap is inside the spread of the same oracle's timings in this run "
                                             "(+/-{:.0f}%).",
@@ -838,8 +842,8 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
                     "speedup is not stuck, it is at what scalar code of this kind reaches here.";
         f.advice = "further gains need a different kind of code (SIMD, unrolling with restrict), not a different tile.";
     } else {
-        f.title = fmt::format("{} reaches {:.2f}; the reference reaches {:.2f} in the same run ({:.0f}% of it)", fn,
-                              graded.speedup, ceiling, 100 * c.ratio);
+        f.title = fmt::format("{} reaches {:.2f}; {} reaches {:.2f} in the same run ({:.0f}% of it)", fn,
+                              graded.speedup, ceiling_by, ceiling, 100 * c.ratio);
         f.meaning = "the gap to the reference is larger than this run's noise: something in the code, not the machine, "
                     "holds it back (see the problems above).";
     }
