@@ -978,3 +978,20 @@ TEST_CASE("explain: a ceiling set by a swept tile is not called the reference's"
     REQUIRE(by_reference.size() == 1);
     CHECK(by_reference[0].title == "rotate() reaches 1.00; the reference reaches 1.25 in the same run (80% of it)");
 }
+
+TEST_CASE("explain: memory-misses blames 4-wide tiles on their width, not on L1's size", "[explain]") {
+    const int dim = 256;
+    perflab::FunctionEvidence oracle{"naive oracle", 10, true, misses(1.0), std::nullopt, walk(dim, -dim, 1, dim, dim),
+                                     std::nullopt};
+    perflab::FunctionEvidence reference{"reference blocked rotate", 5, true, misses(0.2), 1.5,
+                                        walk(dim, 1, -dim, dim, 32), std::nullopt};
+    const auto data = given(dim,
+                            {{"rotate: current", "rotate", 1.0, 0, 0, misses(1.0), walk(dim, -dim, 1, dim, dim), true},
+                             {"rotate_b4: 4x4 blocks", "rotate_b4", 1.2, 0, 0, misses(0.41), walk(dim, 1, -dim, dim, 4)}},
+                            oracle, reference);
+    std::string meaning;
+    for (const auto& f : of_id(perflab::explain_checks(data), "memory-misses"))
+        if (f.variant == "rotate_b4: 4x4 blocks") meaning = f.meaning;
+    CHECK_THAT(meaning, Catch::Contains("24 bytes, shorter than a 64-byte line") &&
+                            !Catch::Contains("do not fit in L1"));
+}

@@ -523,12 +523,24 @@ void memory_misses(const ExplainData& data, const KernelEvidence& e, std::size_t
                                          have_ref ? "the reference kernel's" : "what streaming needs", mine / naive);
     if (e.kernel == Kernel::rotate) {
         const std::string walked = writes ? "stores walk a destination column" : "loads walk a source column";
-        out_f.meaning = fmt::format("the {}: each touches a new cache line, and by the time the next pixel of that "
-                                    "line comes, L1 has evicted it. {}",
-                                    walked,
-                                    over_half_naive ? "Unrolling or pointer arithmetic does not change the order of the "
-                                               "accesses, so the misses stay."
-                                             : "The blocking helps, but the tiles do not fit in L1 with room to spare.");
+        // Tiles narrower than a line fit L1 easily and still miss: from the variant's
+        // own tile, where it was traced, that is the cause to name.
+        const auto& p = pattern_of(e, i);
+        const int line = data.l1 ? data.l1->line : 64;
+        if (!over_half_naive && p && p->tiled() && p->tile.cols * 6 < line)
+            out_f.meaning = fmt::format("its tiles' destination rows are {} bytes, shorter than a {}-byte line: each "
+                                        "line is written in pieces by neighbouring tiles, and by the time the next "
+                                        "piece comes, L1 has evicted it (see tile-shape). The blocking helps, but "
+                                        "the tiles are too narrow, not too large.",
+                                        p->tile.cols * 6, line);
+        else
+            out_f.meaning = fmt::format("the {}: each touches a new cache line, and by the time the next pixel of "
+                                        "that line comes, L1 has evicted it. {}",
+                                        walked,
+                                        over_half_naive ? "Unrolling or pointer arithmetic does not change the order "
+                                                          "of the accesses, so the misses stay."
+                                                        : "The blocking helps, but the tiles do not fit in L1 with "
+                                                          "room to spare.");
         out_f.advice = "tile the loops so each output line is reused while it is in L1: copy BxB blocks with B from "
                        "tile-advice.";
     } else {
