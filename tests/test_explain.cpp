@@ -635,6 +635,25 @@ TEST_CASE("explain: a figure within the call's noise is named as such, with what
     CHECK_THAT(meaning, Catch::Contains("the call's cost stayed in that figure"));
 }
 
+TEST_CASE("explain: an unsettled oracle timed once is not said to have varied by 0%", "[explain]") {
+    perflab::ExplainData data;
+    perflab::KernelEvidence e;
+    e.kernel = perflab::Kernel::smooth;
+    e.naive.converged = false;
+    e.noise = perflab::timing_noise({17.2});  // the oracle's CPE from one function's rounds only
+    data.kernels.push_back(e);
+    std::vector<std::string> titles;
+    bool spread_shown = false;
+    for (const auto& f : perflab::explain_checks(data)) {
+        if (f.title.rfind("smooth: ", 0) != 0) continue;
+        titles.push_back(f.title);
+        for (const auto& [name, value] : f.evidence) spread_shown |= name == "oracle CPE spread in this run";
+    }
+    REQUIRE(titles.size() == 1);
+    CHECK(titles[0] == "smooth: the naive oracle did not converge in this run");
+    CHECK_FALSE(spread_shown);
+}
+
 // ---- judgements on given evidence: no timing, no trace, the same inputs every run ----
 
 namespace {

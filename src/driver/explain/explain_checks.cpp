@@ -1135,14 +1135,16 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
         if (!noisy && others.empty()) continue;
         std::string list;
         for (const auto& o : others) list += (list.empty() ? "" : ", ") + o;
-        Evidence ev{{"kernel", std::string(kernel_name(e.kernel))},
-                    {"oracle CPE spread in this run", e.noise.spread},
-                    {"oracle CPEs compared", double(e.noise.samples)},
-                    {"noise band used (+/-)", e.noise.tolerance}};
+        Evidence ev{{"kernel", std::string(kernel_name(e.kernel))}};
+        // One oracle CPE has no spread to speak of: the band is then assumed, not measured.
+        if (e.noise.samples >= 2) ev.emplace_back("oracle CPE spread in this run", e.noise.spread);
+        ev.emplace_back("oracle CPEs compared", double(e.noise.samples));
+        ev.emplace_back("noise band used (+/-)", e.noise.tolerance);
         if (!list.empty()) ev.emplace_back("driver's own timings not converged", list);
         add(Severity::warning,
-            fmt::format("{}: the same oracle varied by {:.0f}% within this run", kernel_name(e.kernel),
-                        100 * e.noise.spread),
+            noisy ? fmt::format("{}: the same oracle varied by {:.0f}% within this run", kernel_name(e.kernel),
+                                100 * e.noise.spread)
+                  : fmt::format("{}: {} did not converge in this run", kernel_name(e.kernel), list),
             std::move(ev),
             fmt::format("differences between speedups smaller than {:.0f}% are not resolved in this run; findings that "
                         "compare timings say so (within-noise) instead of advising.",
