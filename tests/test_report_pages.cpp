@@ -233,6 +233,11 @@ TEST_CASE("--compare says which dimensions it could not compare, and why", "[rep
           std::vector<std::string>{"rotate: v: one: failed its check this time (dimension 64: 3 wrong pixels)"});
     CHECK(compare_reports(failed, old_r, "old.json").unmatched ==
           std::vector<std::string>{"rotate: v: one: failed its check in the old report (dimension 64: 3 wrong pixels)"});
+    // Failed in both: said once, with this run's reason.
+    json failed_again = failed;
+    failed_again["kernels"]["rotate"]["variants"][0]["error"] = "dimension 64: 5 wrong pixels";
+    CHECK(compare_reports(failed, failed_again, "old.json").unmatched ==
+          std::vector<std::string>{"rotate: v: one: failed its check in both runs (dimension 64: 5 wrong pixels)"});
 }
 
 TEST_CASE("--compare says which kernels and dimensions only the old report has, and what its verdicts were judged on", "[report][compare]") {

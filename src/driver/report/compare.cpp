@@ -167,13 +167,16 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
                 c.renamed.push_back(fmt::format("{}: {} is {} in the old report (both the graded {}())", kernel, name,
                                                 ov->value("name", ""), kernel));
             // A variant that failed its check in either run has no figures to set beside the other's.
-            for (const auto& [which, v] : {std::pair{"this time", &nv}, std::pair{"in the old report", ov}})
-                if (!v->value("correct", true)) {
-                    const json& error = v->contains("error") ? (*v)["error"] : json();
-                    c.unmatched.push_back(fmt::format("{}: {}: failed its check {}{}", kernel, name, which,
-                                                      error.is_string() ? " (" + error.get<std::string>() + ")" : ""));
-                }
-            if (!nv.value("correct", true) || !ov->value("correct", true)) continue;
+            // Failed in both, it is said once, with this run's reason: the old one is in the old report.
+            const bool new_failed = !nv.value("correct", true), old_failed = !ov->value("correct", true);
+            if (new_failed || old_failed) {
+                const json& failed = new_failed ? nv : *ov;
+                const json& error = failed.contains("error") ? failed["error"] : json();
+                c.unmatched.push_back(fmt::format("{}: {}: failed its check {}{}", kernel, name,
+                                                  !old_failed ? "this time" : !new_failed ? "in the old report" : "in both runs",
+                                                  error.is_string() ? " (" + error.get<std::string>() + ")" : ""));
+                continue;
+            }
             std::vector<int> new_only, old_dims;
             for (const auto& od : (*ov)["dims"]) old_dims.push_back(od.value("dim", 0));
             for (const auto& nd : nv["dims"]) {
