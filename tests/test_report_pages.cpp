@@ -153,7 +153,17 @@ TEST_CASE("--html to a directory that cannot take it fails before anything is me
     CHECK(r.status == 1);
     CHECK(r.out.empty());
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    CHECK_THAT(r.err, Catch::Contains("cannot write the HTML report") && Catch::Contains("not a writable directory"));
+    CHECK_THAT(r.err, Catch::Contains("cannot write the HTML report") && Catch::Contains("No such file or directory"));
+}
+
+// Permission bits say yes to root in /proc, where no file can be made: the check
+// must make one.
+TEST_CASE("--html into /proc fails before anything is measured, even as root", "[report]") {
+    auto r = test::run({test::build_driver("tests/fixtures/kernels/fast.c"), "--html", "/proc/perflab-report.html"});
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains("cannot write the HTML report to '/proc/perflab-report.html'"));
 }
 
 TEST_CASE("the verdict comes from the samples: noise, a real change, too few samples", "[report][compare]") {

@@ -13,6 +13,13 @@
 
 namespace perflab {
 
+namespace {
+
+// Beside the destination, so that the rename stays within one filesystem.
+std::string temporary_beside(const std::string& path) { return fmt::format("{}.tmp.{}", path, getpid()); }
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, const std::string& text) {
     if (path == "-") {
         std::fwrite(text.data(), 1, text.size(), stdout);
@@ -29,7 +36,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
             throw std::runtime_error(fmt::format("cannot write '{}' ({})", path, std::strerror(errno)));
         return;
     }
-    std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
+    std::string tmp = temporary_beside(path);
     auto fail = [&](const char* what) {
         int err = errno;
         unlink(tmp.c_str());
@@ -57,6 +64,21 @@ void write_file_making_directory(const std::string& path, const std::string& tex
     if (const auto dir = std::filesystem::path(path).parent_path(); path != "-" && !dir.empty())
         std::filesystem::create_directories(dir, ec);
     write_file_atomically(path, text);
+}
+
+std::optional<std::string> why_unwritable(const std::string& path) {
+    if (path == "-") return std::nullopt;
+    struct stat st;
+    if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (access(path.c_str(), W_OK) == 0) return std::nullopt;
+        return std::strerror(errno);
+    }
+    std::string tmp = temporary_beside(path);
+    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return std::strerror(errno);
+    close(fd);
+    unlink(tmp.c_str());
+    return std::nullopt;
 }
 
 }  // namespace perflab

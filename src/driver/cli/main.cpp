@@ -85,13 +85,13 @@ std::pair<HostLaunch, HostLaunch> host_launches(const Options& opt) {
     return {student, reference};
 }
 
-// A report that could not be written at the end would waste the whole run: its
-// directory is checked before anything is measured.
+// A report that could not be written at the end would waste the whole run: it is
+// tried before anything is measured.
 std::optional<std::string> unwritable(const std::optional<std::string>& path, const char* what) {
-    if (!path || *path == "-") return std::nullopt;
-    auto dir = std::filesystem::absolute(*path).parent_path();
-    if (std::filesystem::is_directory(dir) && access(dir.c_str(), W_OK) == 0) return std::nullopt;
-    return fmt::format("cannot write the {} to '{}': {} is not a writable directory", what, *path, dir.string());
+    if (!path) return std::nullopt;
+    auto why = why_unwritable(*path);
+    if (!why) return std::nullopt;
+    return fmt::format("cannot write the {} to '{}' ({}): name a file in a directory you can write", what, *path, *why);
 }
 
 // Everything a mode needs, set up once: what was asked, the hosts, the plan, and
