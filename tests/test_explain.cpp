@@ -727,6 +727,12 @@ std::string evidence_text(const perflab::Finding& f, const std::string& name) {
     return "";
 }
 
+std::optional<double> evidence_number(const perflab::Finding& f, const std::string& name) {
+    for (const auto& [k, v] : f.evidence)
+        if (k == name && std::holds_alternative<double>(v)) return std::get<double>(v);
+    return std::nullopt;
+}
+
 }  // namespace
 
 TEST_CASE("explain: rotate() is said to run a variant only when its trace walks like it", "[explain]") {
@@ -1013,4 +1019,44 @@ TEST_CASE("explain: memory-misses blames 4-wide tiles on their width, not on L1'
         if (f.variant == "rotate_b4: 4x4 blocks") meaning = f.meaning;
     CHECK_THAT(meaning, Catch::Contains("24 bytes, shorter than a 64-byte line") &&
                             !Catch::Contains("do not fit in L1"));
+}
+
+TEST_CASE("explain: speedups are compared at the dimension of the noise band, not as means over --dims",
+          "[explain]") {
+    // --dims 64,512: rotate_b16 (other code: fewer instructions) is far ahead at 64
+    // and within the band of rotate() at 512, where the band and both (disjoint) 95%
+    // intervals are measured; its mean over both dimensions is 28% ahead of rotate()'s.
+    perflab::FunctionEvidence oracle{"naive oracle", 10, true, {}, std::nullopt, std::nullopt, std::nullopt};
+    const double graded_512 = 2.00, other_512 = 2.04;
+    const auto checks = [&](bool registered) {
+        auto data = given(512,
+                          {{"rotate: current", "rotate", graded_512, 1.99, 2.01, misses(0.2, 12), std::nullopt, true},
+                           {"rotate_b16: blocked", "rotate_b16", other_512, 2.03, 2.05, misses(0.2, 9), std::nullopt,
+                            false, registered}},
+                          oracle);
+        auto& e = data.kernels[0];
+        e.result.dims = {64, 512};
+        for (auto [v, at_64] : {std::pair{&e.result.variants[0], 1.0}, std::pair{&e.result.variants[1], 1.6}}) {
+            perflab::DimResult small = v->dims[0];
+            small.dim = 64, small.speedup = at_64, small.speedup_low = at_64 - 0.01, small.speedup_high = at_64 + 0.01;
+            v->dims.insert(v->dims.begin(), small);
+            v->mean_speedup = std::sqrt(at_64 * v->dims[1].speedup);
+        }
+        REQUIRE(e.result.variants[1].mean_speedup > 1.25 * e.result.variants[0].mean_speedup);
+        return perflab::explain_checks(data);
+    };
+    const auto all = checks(true);
+    for (const auto& f : of_id(all, "graded-function")) CHECK(f.severity != perflab::Severity::problem);
+    auto noise = of_id(all, "within-noise");
+    REQUIRE(noise.size() == 1);
+    CHECK(evidence_number(noise[0], "dim") == 512);
+    CHECK(evidence_number(noise[0], "other speedup") == Approx(other_512));
+    CHECK(evidence_number(noise[0], "rotate() speedup") == Approx(graded_512));
+    CHECK(evidence_text(noise[0], "resolved") == "no: within this run's noise band");
+    // Unregistered, it is not said to be faster either.
+    auto candidate = of_id(checks(false), "unregistered-candidate");
+    REQUIRE(candidate.size() == 1);
+    CHECK_THAT(candidate[0].title, !Catch::Contains("faster") && Catch::Contains("within noise"));
+    CHECK(evidence_number(candidate[0], "speedup") == Approx(other_512));
+    CHECK(evidence_number(candidate[0], "dim") == 512);
 }

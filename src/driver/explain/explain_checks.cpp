@@ -163,8 +163,16 @@ bool converged_at(const VariantResult& v, int dim) {
     return d && d->converged;
 }
 
-// One side of a speedup comparison: its mean speedup and, where it was timed in
-// rounds with the oracle, its figure at the comparison dimension (its 95% interval).
+// A speedup at the comparison dimension, 0 where there is none. Comparisons use it,
+// never the mean over --dims: the noise band and the 95% intervals are that
+// dimension's, and a mean over other dimensions would be held against them.
+double speedup_at(const KernelEvidence& e, const VariantResult& v) {
+    const DimResult* d = at_dim(v, e.dim);
+    return d ? d->speedup : 0;
+}
+
+// One side of a speedup comparison: its speedup and, where it was timed in rounds
+// with the oracle, its 95% interval, both at the comparison dimension.
 struct Timed {
     std::string name;
     double speedup = 0;
@@ -173,7 +181,7 @@ struct Timed {
 };
 
 Timed timed(const KernelEvidence& e, const VariantResult& v) {
-    return {short_name(v.name), v.mean_speedup, at_dim(v, e.dim), converged_at(v, e.dim)};
+    return {short_name(v.name), speedup_at(e, v), at_dim(v, e.dim), converged_at(v, e.dim)};
 }
 
 // A reference's speedup is a point (low == high): nothing of its own to show.
@@ -196,8 +204,10 @@ Gap speedup_gap(const KernelEvidence& e, const VariantResult& a, const VariantRe
     return speedup_gap(e, timed(e, a), timed(e, b));
 }
 
-// Both sides' intervals beside the band, so that "resolved: no" shows its reason.
-void add_noise(Evidence& ev, const Gap& c, const Timed& a, const Timed& b) {
+// Both sides' intervals beside the band, so that "resolved: no" shows its reason,
+// and the dimension all of them were measured at.
+void add_noise(Evidence& ev, const Gap& c, int dim, const Timed& a, const Timed& b) {
+    ev.emplace_back("dim", double(dim));
     ev.emplace_back("ratio", c.ratio);
     ev.emplace_back("noise band (+/-)", c.tolerance);
     for (const Timed* t : {&a, &b})
@@ -210,7 +220,7 @@ void add_noise(Evidence& ev, const Gap& c, const Timed& a, const Timed& b) {
 
 void add_noise(Evidence& ev, const Gap& c, const KernelEvidence& e, const VariantResult& a,
                const VariantResult& b) {
-    add_noise(ev, c, timed(e, a), timed(e, b));
+    add_noise(ev, c, e.dim, timed(e, a), timed(e, b));
 }
 
 void add_figures(Evidence& ev, const std::string& who, const CacheFigures& f) {
@@ -274,7 +284,7 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
         ev.emplace_back("behaves like", fn_name(e, *alike));
         if (!e.graded_jumps_to) runs = fn_name(e, *alike);
     }
-    ev.emplace_back("graded speedup", g.complete() ? g.mean_speedup : 0.0);
+    ev.emplace_back("graded mean speedup over --dims", g.complete() ? g.mean_speedup : 0.0);
 
     if (!g.correct) {
         Finding f = make("graded-function", Severity::problem, e.kernel, g.name, fn + " fails the correctness check");
@@ -341,18 +351,19 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < e.result.variants.size(); ++i)
         if (i != *gi && e.registered(i) && e.result.variants[i].complete() && !is_naive_function(e, i) &&
-            (!best || e.result.variants[i].mean_speedup > e.result.variants[*best].mean_speedup))
+            (!best || speedup_at(e, e.result.variants[i]) > speedup_at(e, e.result.variants[*best])))
             best = i;
     const bool runs_best = best && (alike == best || (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, *best)));
-    if (best && !runs_best && e.result.variants[*best].mean_speedup > g.mean_speedup) {
+    if (best && !runs_best && speedup_at(e, e.result.variants[*best]) > speedup_at(e, g)) {
         const auto& b = e.result.variants[*best];
         const Gap c = speedup_gap(e, b, g);
         if (c.resolved) {
             Finding f = make("graded-function", Severity::problem, e.kernel, g.name,
-                             fmt::format("the grader times {}, but {} is faster", fn, fn_name(e, *best)));
+                             fmt::format("the grader times {}, but {} is faster at {}", fn, fn_name(e, *best), dim));
             f.evidence = ev;
             f.evidence.emplace_back("faster variant", b.name);
-            f.evidence.emplace_back("faster speedup", b.mean_speedup);
+            f.evidence.emplace_back("faster speedup", speedup_at(e, b));
+            f.evidence.emplace_back(fn + " speedup", speedup_at(e, g));
             add_noise(f.evidence, c, e, b, g);
             f.meaning = fmt::format("{} runs {}; the score comes from it, not from the fastest of your functions, and the "
                                     "difference is larger than this run's noise.",
@@ -362,11 +373,12 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
             return alike;
         }
         Finding f = make("within-noise", Severity::info, e.kernel, g.name,
-                         fmt::format("{} ({:.2f}) and {} ({:.2f}) differ by less than this run's noise", fn,
-                                     g.mean_speedup, fn_name(e, *best), b.mean_speedup));
+                         fmt::format("{} ({:.2f}) and {} ({:.2f}) differ by less than this run's noise at {}", fn,
+                                     speedup_at(e, g), fn_name(e, *best), speedup_at(e, b), dim));
         f.evidence = ev;
         f.evidence.emplace_back("other variant", b.name);
-        f.evidence.emplace_back("other speedup", b.mean_speedup);
+        f.evidence.emplace_back("other speedup", speedup_at(e, b));
+        f.evidence.emplace_back(fn + " speedup", speedup_at(e, g));
         f.evidence.emplace_back("oracle CPE spread in this run", e.noise.spread);
         f.evidence.emplace_back("oracle CPEs compared", double(e.noise.samples));
         add_noise(f.evidence, c, e, b, g);
@@ -799,9 +811,8 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
     const VariantResult& g = e.result.variants[*gi];
     // The references are timed at the comparison dimension only: rotate()/smooth()
     // is held against them there, not by its mean over every dimension of --dims.
-    Timed graded = timed(e, g);
+    const Timed graded = timed(e, g);
     if (!graded.at || graded.at->speedup <= 0) return;
-    graded.speedup = graded.at->speedup;
     const double ref = *e.reference->speedup;
     const TilePoint* best_tile_point = nullptr;
     double best_tile = 0;
@@ -823,15 +834,14 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
     const std::string ceiling_by =
         tile_on_top ? fmt::format("the reference blocked rotate with B = {}", best_edge) : "the reference";
     Finding f = make("at-ceiling", Severity::info, e.kernel, g.name, "");
-    f.evidence = {{"dim", double(e.dim)},
-                  {"graded speedup", graded.speedup},
+    f.evidence = {{"graded speedup", graded.speedup},
                   {"reference speedup", ref},
                   {"reference", e.reference->name}};
     if (best_edge) {
         f.evidence.emplace_back("best swept reference tile", double(best_edge));
         f.evidence.emplace_back("best swept reference speedup", best_tile);
     }
-    add_noise(f.evidence, c, graded, top);
+    add_noise(f.evidence, c, e.dim, graded, top);
     const std::string fn = fmt::format("{}()", kernel_name(e.kernel));
     if (!c.resolved && c.ratio < 1) {
         f.title = fmt::format("{} reaches {:.2f}, {} reaches {:.2f}: this run is too noisy to tell whether that is "
@@ -942,15 +952,16 @@ void unregistered(const KernelEvidence& e, std::optional<std::string> why_uncall
         } else if (v.complete() && gi && e.result.variants[*gi].complete()) {
             const VariantResult& g = e.result.variants[*gi];
             const Gap c = speedup_gap(e, v, g);
-            ev.emplace_back("speedup", v.mean_speedup);
-            ev.emplace_back(fn + " speedup", g.mean_speedup);
+            const double mine = speedup_at(e, v), graded = speedup_at(e, g);
+            ev.emplace_back("speedup", mine);
+            ev.emplace_back(fn + " speedup", graded);
             add_noise(ev, c, e, v, g);
-            if (c.resolved && v.mean_speedup > g.mean_speedup) {
-                title += fmt::format(", and it is faster ({:.2f} against {:.2f})", v.mean_speedup, g.mean_speedup);
+            if (c.resolved && mine > graded) {
+                title += fmt::format(", and it is faster at {} ({:.2f} against {:.2f})", e.dim, mine, graded);
                 advice = fmt::format("register {} and make {} call it.", u.name, fn);
             } else {
-                title += fmt::format(": it passes the check ({:.2f}; {} {:.2f}{})", v.mean_speedup, fn,
-                                     g.mean_speedup, c.resolved ? "" : ", within noise");
+                title += fmt::format(": it passes the check ({:.2f}; {} {:.2f} at {}{})", mine, fn, graded, e.dim,
+                                     c.resolved ? "" : ", within noise");
             }
         }
         Finding f = make("unregistered-candidate", Severity::warning, e.kernel, {}, title);
