@@ -749,10 +749,11 @@ TEST_CASE("explain: rotate() is said to run a variant only when its trace walks 
         CHECK_THAT(f.title, !Catch::Contains("naive_rotate"));
         CHECK_FALSE(has_evidence(f, "behaves like"));
     }
-    // The same walk too: then it is naive's loop, and said.
+    // The same walk too: then it is naive's loop, and said - as code that matches
+    // naive_rotate's, since neither a tail call nor the trace shows naive_rotate run.
     auto same = of_id(run_with(naive_walk), "graded-function");
     REQUIRE(same.size() == 1);
-    CHECK(same[0].title == "rotate() runs naive_rotate");
+    CHECK(same[0].title == "rotate() runs code that matches naive_rotate's");
 }
 
 TEST_CASE("explain: overlapping 95% intervals are shown wherever a gap is judged unresolved", "[explain]") {
@@ -951,7 +952,7 @@ TEST_CASE("explain: of two look-alike variants, rotate()/smooth() is said to run
     patterns[2]->callees = {{"avg_px", 1.0}};
     auto inlined = of_id(perflab::explain_checks(data), "graded-function");
     REQUIRE(inlined.size() == 1);
-    CHECK(inlined[0].title == "smooth() runs smooth_call");
+    CHECK(inlined[0].title == "smooth() runs code that matches smooth_call's");
 }
 
 TEST_CASE("explain: figures simulated with --cache-geometry are not said to be this machine's", "[explain]") {
@@ -986,6 +987,22 @@ TEST_CASE("explain: rotate() running a copy of naive's loop is not said to run n
     auto naive = of_id(perflab::explain_checks(data), "graded-function");
     REQUIRE(naive.size() == 1);
     CHECK(naive[0].title == "rotate() runs naive_rotate, while rotate_b32 is registered and misses far less");
+}
+
+TEST_CASE("explain: rotate() running an inlined copy of naive's loop is said to match naive_rotate, not to run it",
+          "[explain]") {
+    // rotate() calls a static copy of naive_rotate's loop, which gcc inlines: no
+    // tail call, no naive_rotate in its trace, only the same code.
+    const json& r = fixture("inlined_copy", "rotate");
+    CHECK_FALSE(r["measurements"]["rotate"]["graded_jumps_to"].is_string());
+    auto graded = findings(r, "graded-function");
+    REQUIRE(graded.size() == 1);
+    INFO(graded[0].dump());
+    CHECK(graded[0]["severity"] == "problem");
+    CHECK_THAT(graded[0]["title"].get<std::string>(),
+               Catch::Contains("runs code that matches naive_rotate's") && !Catch::Contains("runs naive_rotate"));
+    CHECK_FALSE(graded[0]["evidence"].contains("runs"));
+    CHECK(graded[0]["evidence"]["same code as"] == "naive_rotate");
 }
 
 TEST_CASE("explain: a ceiling set by a swept tile is not called the reference's", "[explain]") {

@@ -280,9 +280,20 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
             walks_alike(i))
             alike = i;
     }
+    // Whether the evidence shows it running function i itself: a tail call to it, or
+    // i's symbol among the functions the traced call executed. Equal totals, walk and
+    // helpers do not: a copy of i's code that gcc inlined has all of them too.
+    const auto shown_running = [&](std::size_t i) {
+        return (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, i)) ||
+               (graded_trace &&
+                std::count(graded_trace->executed.begin(), graded_trace->executed.end(), fn_name(e, i)));
+    };
+    const auto running = [&](std::size_t i) {
+        return shown_running(i) ? fn_name(e, i) : fmt::format("code that matches {}'s", fn_name(e, i));
+    };
     if (alike) {
         ev.emplace_back("behaves like", fn_name(e, *alike));
-        if (!e.graded_jumps_to) runs = fn_name(e, *alike);
+        if (!e.graded_jumps_to) runs = running(*alike);
     }
     ev.emplace_back("graded mean speedup over --dims", g.complete() ? g.mean_speedup : 0.0);
 
@@ -326,17 +337,19 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
         if (naive_run && better) {
             // By name, the function the call jumped to or executed when that is not
             // the naive one but a copy of its code: "runs naive_rotate" would be untrue.
-            const bool copy_ran = alike && *alike != *naive_run && !is_naive_function(e, *alike) &&
-                                  ((e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, *alike)) || ran(*alike));
+            // Where neither is shown, only that the code matches naive's.
+            const bool copy_ran =
+                alike && *alike != *naive_run && !is_naive_function(e, *alike) && shown_running(*alike);
             const std::string runs_what =
                 copy_ran ? fmt::format("{}, which does what {} does,", fn_name(e, *alike), fn_name(e, *naive_run))
-                         : fn_name(e, *naive_run) + ",";
+                         : running(*naive_run) + ",";
             Finding f = make("graded-function", Severity::problem, e.kernel, g.name,
                              fmt::format("{} runs {} while {} is registered and misses far less", fn, runs_what,
                                          fn_name(e, *better)));
             f.evidence = ev;
-            f.evidence.emplace_back("runs", fn_name(e, copy_ran ? *alike : *naive_run));
-            if (copy_ran) f.evidence.emplace_back("same code as", fn_name(e, *naive_run));
+            if (copy_ran || shown_running(*naive_run))
+                f.evidence.emplace_back("runs", fn_name(e, copy_ran ? *alike : *naive_run));
+            if (copy_ran || !shown_running(*naive_run)) f.evidence.emplace_back("same code as", fn_name(e, *naive_run));
             f.evidence.emplace_back("D1 misses/px", e.figures[*gi].d1().value_or(0));
             f.evidence.emplace_back("better variant", e.result.variants[*better].name);
             f.evidence.emplace_back("better D1 misses/px", e.figures[*better].d1().value_or(0));
