@@ -1005,6 +1005,17 @@ TEST_CASE("explain: rotate() running an inlined copy of naive's loop is said to 
     CHECK(graded[0]["evidence"]["same code as"] == "naive_rotate");
 }
 
+TEST_CASE("explain: rotate() jumping to a failing variant says where it fails once, naming both", "[explain]") {
+    const json& r = fixture("wrong_tail", "rotate");
+    REQUIRE(r["measurements"]["rotate"]["graded_jumps_to"] == "rotate_unbounded");
+    auto failing = findings(r, "failing-dims");
+    REQUIRE(failing.size() == 1);
+    INFO(failing[0].dump());
+    CHECK_THAT(failing[0]["title"].get<std::string>(), Catch::StartsWith("rotate() runs rotate_unbounded, which fails at "));
+    CHECK(failing[0]["variant"] == "rotate_unbounded: tiles of 32");
+    CHECK(failing[0]["evidence"].contains("run by"));
+}
+
 TEST_CASE("explain: a ceiling set by a swept tile is not called the reference's", "[explain]") {
     perflab::FunctionEvidence oracle{"naive oracle", 10, true, {}, std::nullopt, std::nullopt, std::nullopt};
     perflab::FunctionEvidence reference{"reference blocked rotate", 8, true, {}, 1.25, std::nullopt, std::nullopt};
