@@ -966,6 +966,24 @@ TEST_CASE("explain: figures simulated with --cache-geometry are not said to be t
         }
 }
 
+TEST_CASE("explain: the trace's findings reason with --cache-geometry's line, and say so", "[explain]") {
+    const int line = 32;  // not this machine's: x86 L1d lines are 64 bytes
+    const std::string geometry = "D1=32768,8," + std::to_string(line) + ":LL=1048576,16," + std::to_string(line);
+    const json r = explain(build_driver("tests/fixtures/explain/tile8_short_rows.c"), "rotate", "given-line",
+                           {"--cache-geometry", geometry});
+    int seen = 0;
+    for (const char* id : {"tile-shape", "access-order", "tile-advice"})
+        for (const auto& f : findings(r, id)) {
+            INFO(f.dump());
+            if (!f["evidence"].contains("line bytes")) continue;
+            ++seen;
+            CHECK(f["evidence"]["line bytes"] == line);
+            const std::string from = f["evidence"].value("line from", f["evidence"].value("L1d from", std::string()));
+            CHECK_THAT(from, Catch::Contains("--cache-geometry " + geometry));
+        }
+    CHECK(seen >= 3);
+}
+
 TEST_CASE("explain: rotate() running a copy of naive's loop is not said to run naive_rotate", "[explain]") {
     const int dim = 256;
     const perflab::AccessPattern naive_walk = walk(dim, -dim, 1, dim, dim);

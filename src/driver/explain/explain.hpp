@@ -108,7 +108,8 @@ struct ExplainData {
     std::optional<std::string> counters_unavailable;
     bool reference_kernels = false;
     BuildState build;
-    std::optional<L1Geometry> l1;
+    std::optional<L1Geometry> l1;        // this machine's L1d: cacheprobe's, else the OS's
+    std::optional<L1Geometry> given_l1;  // --cache-geometry's D1, which the access traces simulated instead
     SystemState system;
     KBestConfig kbest;
     int pinned_cpu = -1;

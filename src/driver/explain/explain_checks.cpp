@@ -495,6 +495,24 @@ void build_flags(const BuildInfo& b, std::vector<Finding>& out) {
 
 // ---- 4. memory-misses, 5. work-per-pixel ----
 
+// The L1d the trace's findings reason with: the one --cache-geometry gave, which
+// the traces simulated, else this machine's.
+const std::optional<L1Geometry>& traced_l1(const ExplainData& data) { return data.given_l1 ? data.given_l1 : data.l1; }
+
+// The line bytes of that L1d (64 where none is known), and where they come from.
+int traced_line(const ExplainData& data) { return traced_l1(data) ? traced_l1(data)->line : 64; }
+
+void add_line(Evidence& ev, const ExplainData& data) {
+    ev.emplace_back("line bytes", double(traced_line(data)));
+    ev.emplace_back("line from", traced_l1(data) ? traced_l1(data)->source : "assumed: no L1d size known");
+}
+
+// The L1d of the miss figures: the given one when they were simulated with
+// --cache-geometry, else this machine's (the PMU's, or simulating it).
+const std::optional<L1Geometry>& figures_l1(const ExplainData& data) {
+    return data.geometry_given ? traced_l1(data) : data.l1;
+}
+
 double streaming_misses(const std::optional<L1Geometry>& l1) {
     // Each pixel read once and written once, 6 bytes each, whole lines used.
     return 2.0 * double(sizeof(pixel)) / double(l1 ? l1->line : 64);
@@ -503,7 +521,7 @@ double streaming_misses(const std::optional<L1Geometry>& l1) {
 // The D1 misses per pixel a variant can get down to: the reference kernel's, or
 // in the handout (no reference) one miss per line streamed.
 double achievable_misses(const ExplainData& data, const KernelEvidence& e) {
-    return e.reference && e.reference->figures.d1() ? *e.reference->figures.d1() : streaming_misses(data.l1);
+    return e.reference && e.reference->figures.d1() ? *e.reference->figures.d1() : streaming_misses(figures_l1(data));
 }
 
 // "Close" and "the same" are said only when the figures are: within 20% of the
@@ -552,7 +570,7 @@ void memory_misses(const ExplainData& data, const KernelEvidence& e, std::size_t
         // Tiles narrower than a line fit L1 easily and still miss: from the variant's
         // own tile, where it was traced, that is the cause to name.
         const auto& p = pattern_of(e, i);
-        const int line = data.l1 ? data.l1->line : 64;
+        const int line = traced_line(data);
         if (!over_half_naive && p && p->tiled() && p->tile.cols * 6 < line)
             out_f.meaning = fmt::format("its tiles' destination rows are {} bytes, shorter than a {}-byte line: each "
                                         "line is written in pieces by neighbouring tiles, and by the time the next "
@@ -617,7 +635,8 @@ void work_per_pixel(const KernelEvidence& e, std::size_t i, std::vector<Finding>
 void tile_advice(const ExplainData& data, const KernelEvidence& e, std::vector<Finding>& out) {
     if (e.kernel != Kernel::rotate) return;
     Finding f = make("tile-advice", Severity::info, e.kernel, {}, "");
-    if (!data.l1) {
+    const std::optional<L1Geometry>& l1 = traced_l1(data);
+    if (!l1) {
         f.title = "no L1d size known: no tile advice";
         f.meaning = "neither cacheprobe nor the OS/CPUID reported the first-level data cache.";
         // The handout (no reference kernels) ships no cacheprobe: the course machine's TA has it.
@@ -627,19 +646,19 @@ void tile_advice(const ExplainData& data, const KernelEvidence& e, std::vector<F
         out.push_back(std::move(f));
         return;
     }
-    const TileFit fit = tile_fit(*data.l1);
-    f.evidence = {{"L1d bytes", double(data.l1->bytes)},
-                  {"line bytes", double(data.l1->line)},
-                  {"L1d from", data.l1->source},
+    const TileFit fit = tile_fit(*l1);
+    f.evidence = {{"L1d bytes", double(l1->bytes)},
+                  {"line bytes", double(l1->line)},
+                  {"L1d from", l1->source},
                   {"largest fitting edge", double(fit.largest)},
                   {"suggested edge", double(fit.suggested)},
-                  {"suggested tile pair bytes", double(tile_pair_bytes(fit.suggested, data.l1->line))}};
+                  {"suggested tile pair bytes", double(tile_pair_bytes(fit.suggested, l1->line))}};
     f.title = fmt::format("tile edges up to {} fit a source and a destination tile in the {} KiB L1d; {} leaves room to spare",
-                          fit.largest, data.l1->bytes / 1024, fit.suggested);
+                          fit.largest, l1->bytes / 1024, fit.suggested);
     f.meaning = fmt::format("a BxB tile reads B source rows and writes B destination rows of 6B bytes; with a line of "
                             "{} bytes the pair takes 2*B*(ceil(6B/{})+1) lines. {} fills at most half of L1, leaving "
                             "ways free for the conflict misses of power-of-two row strides.",
-                            data.l1->line, data.l1->line, fit.suggested);
+                            l1->line, l1->line, fit.suggested);
     // What the student already uses, from the graded function's trace.
     std::optional<TileShape> theirs;
     if (auto gi = graded_index(e.result); gi && *gi < e.patterns.size() && e.patterns[*gi] && e.patterns[*gi]->tiled())
@@ -730,7 +749,8 @@ void access_order(const ExplainData& data, const KernelEvidence& e, std::size_t 
     add_pattern(f.evidence, "", p);
     if (ref) add_pattern(f.evidence, "reference", *ref);
     f.evidence.emplace_back("traced at", double(p.dim));
-    const int line = data.l1 ? data.l1->line : 64;
+    add_line(f.evidence, data);
+    const int line = traced_line(data);
     if (p.tiled() && p.stores_down_columns() && (!ref || ref->stores_along_rows())) {
         f.severity = Severity::problem;
         // The direction is the step's sign: rotate's naive loop walks up (-dim).
@@ -785,11 +805,11 @@ void tile_shape(const ExplainData& data, const KernelEvidence& e, std::size_t i,
     if (p.threads_per_call >= 1) return;  // no tiles can be read from interleaved threads (see access_order)
     const std::optional<AccessPattern>& ref = e.reference ? e.reference->pattern : std::nullopt;
     const std::string name = fn_name(e, i);
-    const int line = data.l1 ? data.l1->line : 64;
+    const int line = traced_line(data);
     Finding f = make("tile-shape", Severity::ok, e.kernel, e.result.variants[i].name, "");
     f.evidence.emplace_back("tile (dst rows x cols)", fmt::format("{}x{}", p.tile.rows, p.tile.cols));
     f.evidence.emplace_back("destination row bytes per tile", double(p.tile.cols * 6));
-    f.evidence.emplace_back("line bytes", double(line));
+    add_line(f.evidence, data);
     f.evidence.emplace_back("fetches per destination line", p.dst_fetches_per_line);
     if (ref) {
         f.evidence.emplace_back("reference tile", fmt::format("{}x{}", ref->tile.rows, ref->tile.cols));

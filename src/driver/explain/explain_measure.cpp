@@ -323,6 +323,9 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
         auto g = chosen_geometry(s.plan.cache_geometry, s.run.machine);
         if (auto* geometry = std::get_if<CachegrindGeometry>(&g)) d1 = geometry->D1;
         else data.trace_unavailable = std::get<SimulationError>(g).message;
+        // The traces' lines are the given cache's: the findings read from them must reason with its line.
+        if (d1 && s.plan.cache_geometry)
+            data.given_l1 = L1Geometry{d1->size, d1->line, "given by --cache-geometry " + *s.plan.cache_geometry, false};
     }
     std::map<std::pair<std::size_t, std::size_t>, std::variant<AccessPattern, SimulationError>> traced;
     std::vector<std::pair<std::size_t, std::size_t>> trace_keys;
