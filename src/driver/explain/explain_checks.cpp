@@ -689,11 +689,12 @@ void tile_advice(const ExplainData& data, const KernelEvidence& e, std::vector<F
                 ++beat_naive;
         }
         // The fastest edge is one only where the others are slower beyond the noise.
-        std::string level;
+        std::vector<int> level_edges;
         for (const auto& p : e.tile_sweep)
             if (&p != &*best && p.cpe > 0 && best->cpe > 0 &&
                 !compare_speedups(p.cpe / best->cpe, 1.0, e.noise, p.converged && best->converged).resolved)
-                level += (level.empty() ? "" : ", ") + std::to_string(p.tile);
+                level_edges.push_back(p.tile);
+        const std::string level = fmt::format("{}", fmt::join(level_edges, ", "));
         f.evidence.emplace_back("best reference tile", double(best->tile));
         f.evidence.emplace_back("edges within noise of the best", level.empty() ? "none" : level);
         f.evidence.emplace_back("sweep dim", double(e.dim));
@@ -908,10 +909,10 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
 
 // "avg 1.00/px, mn 2.00/px": the callees called at least `at_least` times a pixel.
 std::string callee_list(const AccessPattern& p, double at_least) {
-    std::string list;
+    std::vector<std::string> list;
     for (const auto& [callee, n] : p.callees)
-        if (n >= at_least) list += (list.empty() ? "" : ", ") + fmt::format("{} {:.2f}/px", callee, n);
-    return list;
+        if (n >= at_least) list.push_back(fmt::format("{} {:.2f}/px", callee, n));
+    return fmt::format("{}", fmt::join(list, ", "));
 }
 
 // ---- edited-baseline, unregistered-candidate ----
@@ -1183,10 +1184,8 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
                                                                                       : ""));
             }
     if (!unconverged.empty()) {
-        std::string list;
-        for (const auto& u : unconverged) list += (list.empty() ? "" : ", ") + u;
         add(Severity::warning, fmt::format("{} of {} timings did not converge", unconverged.size(), rows),
-            {{"not converged", list}, {"K", double(data.kbest.k)}, {"epsilon", data.kbest.epsilon},
+            {{"not converged", fmt::format("{}", fmt::join(unconverged, ", "))}, {"K", double(data.kbest.k)}, {"epsilon", data.kbest.epsilon},
              {"ratio tolerance", data.kbest.ratio_tolerance}, {"max samples", double(data.kbest.max_samples)}},
             "a speedup timed beside the oracle kept a 95% interval wider than the ratio tolerance (the JSON's "
             "speedup_interval says how wide), or the K fastest samples of a CPE timed alone never agreed within "
@@ -1205,8 +1204,7 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
             if (!t.converged) others.push_back(fmt::format("reference tile {}", t.tile));
         const bool noisy = e.noise.spread > 0.10;
         if (!noisy && others.empty()) continue;
-        std::string list;
-        for (const auto& o : others) list += (list.empty() ? "" : ", ") + o;
+        const std::string list = fmt::format("{}", fmt::join(others, ", "));
         Evidence ev{{"kernel", std::string(kernel_name(e.kernel))}};
         // One oracle CPE has no spread to speak of: the band is then assumed, not measured.
         if (e.noise.samples >= 2) ev.emplace_back("oracle CPE spread in this run", e.noise.spread);
