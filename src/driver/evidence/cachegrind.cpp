@@ -105,11 +105,21 @@ const CacheLevel* simulated_last_level(const MachineInfo& m, std::string& why) {
     return last;
 }
 
+// valgrind's own notes, "--PID-- ...", even under -q: on a Zen whose legacy CPUID
+// leaf reports a 320 MiB L3, the warnings that it would simulate that direct-mapped
+// (it does not: --LL wins). Never the reason a child failed.
+bool valgrind_note(const std::string& line) {
+    if (!starts_with(line, "--")) return false;
+    std::size_t end = line.find_first_not_of("0123456789", 2);
+    return end != std::string::npos && end > 2 && line.compare(end, 3, "-- ") == 0;
+}
+
+// The child's last line on stderr, skipping valgrind's notes.
 std::string last_line(const std::string& text) {
     std::istringstream in(text);
     std::string line, last;
     while (std::getline(in, line))
-        if (!line.empty()) last = line;
+        if (!line.empty() && !valgrind_note(line)) last = line;
     return last;
 }
 
