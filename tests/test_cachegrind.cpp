@@ -70,9 +70,10 @@ namespace {
 // which there is only with TopologyExtensions (CPUID 0x80000001 ECX bit 22).
 Cpuid zen4_cpuid(bool topology_extensions) {
     return [=](unsigned leaf, unsigned sub) -> std::optional<CpuidRegs> {
-        // Leaf 4 subleaf: type (1 data, 2 instruction, 3 unified), level, ways, sets, 64 B lines.
-        auto cache = [](unsigned type, unsigned level, unsigned ways, unsigned sets) {
-            return CpuidRegs{type | level << 5, (ways - 1) << 22 | 63, sets - 1, 0};
+        // Leaf 4 subleaf: type (1 data, 2 instruction, 3 unified), level, logical CPUs
+        // sharing it, ways, sets, 64 B lines.
+        auto cache = [](unsigned type, unsigned level, unsigned sharing, unsigned ways, unsigned sets) {
+            return CpuidRegs{type | level << 5 | (sharing - 1) << 14, (ways - 1) << 22 | 63, sets - 1, 0};
         };
         switch (leaf) {
             case 0: return CpuidRegs{0x10, 0x68747541, 0x444d4163, 0x69746e65};  // AuthenticAMD
@@ -82,10 +83,10 @@ Cpuid zen4_cpuid(bool topology_extensions) {
             case 0x80000006: return CpuidRegs{0, 0, 1024u << 16 | 0x6u << 12 | 64, 64u << 18 | 0x9u << 12 | 64};
             case 0x8000001D:
                 switch (sub) {
-                    case 0: return cache(1, 1, 8, 64);
-                    case 1: return cache(2, 1, 8, 64);
-                    case 2: return cache(3, 2, 8, 2048);
-                    case 3: return cache(3, 3, 16, 32768);
+                    case 0: return cache(1, 1, 2, 8, 64);  // an SMT core's two threads
+                    case 1: return cache(2, 1, 2, 8, 64);
+                    case 2: return cache(3, 2, 2, 8, 2048);
+                    case 3: return cache(3, 3, 16, 16, 32768);  // an 8-core CCX
                     default: return CpuidRegs{};
                 }
             default: return std::nullopt;
@@ -102,6 +103,8 @@ TEST_CASE("a Zen without sysfs cache entries: L3 ways from CPUID leaf 0x8000001D
         REQUIRE(m.level(3) != nullptr);
         CHECK(m.level(3)->ways == 16);
         CHECK(m.level(3)->source == "cpuid 0x8000001D");
+        CHECK(m.level(2)->shared_cpus == 2);
+        CHECK(m.level(3)->shared_cpus == 16);
         auto g = value_or_fail(geometry_from_machine(m));
         CHECK(g.D1 == SimulatedCache{32 << 10, 8, 64});
         CHECK(g.LL == SimulatedCache{32 << 20, 16, 64});
@@ -112,6 +115,7 @@ TEST_CASE("a Zen without sysfs cache entries: L3 ways from CPUID leaf 0x8000001D
         REQUIRE(m.level(3) != nullptr);
         CHECK(m.level(3)->size_bytes == std::size_t(32) << 20);
         CHECK(m.level(3)->ways == 0);
+        CHECK(m.level(3)->shared_cpus == 0);  // the legacy leaves do not say
         auto g = value_or_fail(geometry_from_machine(m));
         CHECK(g.D1 == SimulatedCache{32 << 10, 8, 64});
         CHECK(g.LL == SimulatedCache{1 << 20, 8, 64});

@@ -1,6 +1,8 @@
 // The classic command line and what perflab adds to it, through the real binary.
 #include <catch2/catch.hpp>
 
+#include <cctype>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -425,6 +427,45 @@ TEST_CASE("verbose output says what the report's cycles are ticks of and how tha
                                  Catch::Contains("calibrated against CLOCK_MONOTONIC"));
     else
         CHECK_THAT(clock[0], Catch::Contains("cycles are ticks of the CLOCK_MONOTONIC"));
+}
+
+TEST_CASE("verbose output and the JSON say how many logical CPUs share each cache, as sysfs does", "[driver][cli]") {
+    // What the driver reads, cpu0's entries; counted here from the other file sysfs gives, the bitmask.
+    const std::filesystem::path cache_dir = "/sys/devices/system/cpu/cpu0/cache";
+    std::map<int, int> sharing;  // level of a data or unified cache -> logical CPUs sharing it
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(cache_dir, ec)) {
+        if (entry.path().filename().string().rfind("index", 0) != 0) continue;
+        auto first_line = [&](const char* name) {
+            std::string text = read_file((entry.path() / name).string());
+            return text.substr(0, text.find('\n'));
+        };
+        if (first_line("type") == "Instruction") continue;
+        int cpus = 0;
+        for (char hex : first_line("shared_cpu_map"))
+            if (std::isxdigit(static_cast<unsigned char>(hex))) cpus += __builtin_popcount(std::stoi(std::string(1, hex), nullptr, 16));
+        sharing[std::stoi(first_line("level"))] = cpus;
+    }
+    if (sharing.empty()) {
+        WARN("no cache entries in " << cache_dir << ": the driver takes CPUID's, checked in [cachegrind]");
+        return;
+    }
+    std::string dir = scratch_dir("cli-sharing");
+    auto r = run(with({fast_driver(), "-v", "--kernel", "rotate", "--json", dir + "/r.json"}, kQuick));
+    REQUIRE(r.status == 0);
+    const auto report = nlohmann::json::parse(read_file(dir + "/r.json"));
+    for (const auto& [level, cpus] : sharing) {
+        INFO("L" << level << " shared by " << cpus);
+        const std::string said = cpus == 1 ? ", private to one logical CPU"
+                                           : ", shared by " + std::to_string(cpus) + " logical CPUs";
+        const auto lines = lines_starting_with(r.out, "Cache: L" + std::to_string(level) + " ");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0], Catch::Contains(said + " (sysfs)"));
+        bool in_json = false;
+        for (const auto& c : report["machine"]["caches"])
+            if (c["level"] == level) in_json = c["shared_cpus"] == cpus;
+        CHECK(in_json);
+    }
 }
 
 TEST_CASE("a run with --clock cycles still times in TSC cycles, and --help does not promise otherwise", "[driver][cli]") {

@@ -585,3 +585,34 @@ TEST_CASE("the text report says when only a speedup kept the call's cost", "[dri
     CHECK(printed.find("* within the call's noise") == std::string::npos);
     CHECK(printed.find("did not converge") == std::string::npos);
 }
+
+TEST_CASE("sysfs cache entries say how many logical CPUs share each cache", "[driver][machine]") {
+    // A Zen 4 guest's cpu0 as sysfs shows it: L1d and L2 the core's own, L3 shared by both vCPUs.
+    ScratchDir dir("perflab-sysfs");
+    struct Entry {
+        const char *index, *level, *type, *size, *ways, *shared;
+    };
+    for (const Entry& e : {Entry{"index0", "1", "Data", "32K", "8", "0"}, Entry{"index1", "1", "Instruction", "32K", "8", "0"},
+                           Entry{"index2", "2", "Unified", "1024K", "8", "1"},
+                           Entry{"index3", "3", "Unified", "32768K", "16", "0-1,4,6-7"}}) {
+        const std::filesystem::path d = std::filesystem::path(dir.path()) / "cache" / e.index;
+        std::filesystem::create_directories(d);
+        for (const auto& [name, value] : {std::pair{"level", e.level}, {"type", e.type}, {"size", e.size},
+                                          {"ways_of_associativity", e.ways}, {"coherency_line_size", "64"},
+                                          {"shared_cpu_list", e.shared}})
+            std::ofstream(d / name) << value << "\n";
+    }
+    const auto caches = read_sysfs_caches(dir.path());
+    REQUIRE(caches.size() == 3);
+    CHECK(caches[0].shared_cpus == 1);
+    CHECK(caches[1].shared_cpus == 1);
+    CHECK(caches[2].shared_cpus == 5);
+    CHECK(sharing_text(caches[1]) == ", private to one logical CPU");
+    CHECK(sharing_text(caches[2]) == ", shared by 5 logical CPUs");
+    CacheLevel unknown = caches[2];
+    unknown.shared_cpus = 0;
+    CHECK(sharing_text(unknown).empty());
+    CHECK(count_cpu_list("0-") == 0);
+    CHECK(count_cpu_list("3-1") == 0);
+    CHECK(count_cpu_list("") == 0);
+}

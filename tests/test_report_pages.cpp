@@ -315,6 +315,13 @@ TEST_CASE("the driver's page draws every variant, its failures and the machine, 
     CHECK(count_matches(b.dom, "data-failed=") == failed);
     CHECK_THAT(b.dom, Catch::Contains("First bad pixel"));
     CHECK_THAT(b.dom, Catch::Contains(report["machine"]["cpu_model"].get<std::string>()));
+    // Each cache says, as the text report does, whether it is a CPU's own or shared.
+    for (const auto& c : report["machine"]["caches"]) {
+        if (c["shared_cpus"].is_null()) continue;
+        const int n = c["shared_cpus"].get<int>();
+        CHECK_THAT(b.dom, Catch::Contains(n == 1 ? std::string("private to one logical CPU")
+                                                 : fmt::format("shared by {} logical CPUs", n)));
+    }
 }
 
 TEST_CASE("--compare calls a slowed variant slower and the same code within noise", "[report][compare][pages]") {

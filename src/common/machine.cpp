@@ -57,8 +57,11 @@ std::vector<CacheLevel> deterministic_caches(const Cpuid& cpuid, unsigned leaf, 
         int partitions = int((r->ebx >> 12) & 0x3ff) + 1;
         int line = int(r->ebx & 0xfff) + 1;
         std::size_t sets = std::size_t(r->ecx) + 1;
+        // AMD counts the logical CPUs sharing the cache; Intel's leaf 4 gives only an
+        // upper bound on their APIC IDs (a power of two), which is no count.
+        int sharing = leaf == 0x8000001D ? int((r->eax >> 14) & 0xfff) + 1 : 0;
         out.push_back({int((r->eax >> 5) & 7), type == 1 ? "Data" : "Unified",
-                       std::size_t(ways) * partitions * line * sets, ways, line, source, true});
+                       std::size_t(ways) * partitions * line * sets, ways, line, source, true, sharing});
     }
     return out;
 }
@@ -79,15 +82,15 @@ std::vector<CacheLevel> amd_legacy_caches(const Cpuid& cpuid) {
     unsigned c = l1->ecx;
     unsigned l1_assoc = (c >> 16) & 0xff;
     out.push_back({1, "Data", std::size_t((c >> 24) & 0xff) << 10, l1_assoc == 0xff ? 0 : int(l1_assoc),
-                   int(c & 0xff), "cpuid 0x80000005", true});
+                   int(c & 0xff), "cpuid 0x80000005", true, 0});
     c = l2l3->ecx;
     unsigned d = l2l3->edx;
     if ((c >> 16) != 0)
         out.push_back({2, "Unified", std::size_t(c >> 16) << 10, amd_assoc((c >> 12) & 0xf), int(c & 0xff),
-                       "cpuid 0x80000006", true});
+                       "cpuid 0x80000006", true, 0});
     if ((d >> 18) != 0)
         out.push_back({3, "Unified", std::size_t(d >> 18) << 19, amd_assoc((d >> 12) & 0xf), int(d & 0xff),
-                       "cpuid 0x80000006", true});
+                       "cpuid 0x80000006", true, 0});
     return out;
 }
 
@@ -124,6 +127,35 @@ std::optional<std::size_t> parse_sysfs_size(const std::string& text) {
     }
 }
 
+int count_cpu_list(const std::string& text) {
+    int count = 0;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find(',', pos);
+        if (end == std::string::npos) end = text.size();
+        const std::string item = text.substr(pos, end - pos);
+        const std::size_t dash = item.find('-');
+        try {
+            std::size_t used = 0;
+            const int first = std::stoi(item, &used);
+            int last = first;
+            if (dash != std::string::npos) last = std::stoi(item.substr(dash + 1), &used), used += dash + 1;
+            if (used != item.size() || first < 0 || last < first) return 0;
+            count += last - first + 1;
+        } catch (const std::exception&) {
+            return 0;
+        }
+        pos = end + 1;
+    }
+    return count;
+}
+
+std::string sharing_text(const CacheLevel& c) {
+    if (c.shared_cpus <= 0) return "";
+    if (c.shared_cpus == 1) return ", private to one logical CPU";
+    return ", shared by " + std::to_string(c.shared_cpus) + " logical CPUs";
+}
+
 std::vector<CacheLevel> read_sysfs_caches(const std::string& cpu_dir) {
     namespace fs = std::filesystem;
     std::vector<CacheLevel> out;
@@ -142,6 +174,7 @@ std::vector<CacheLevel> read_sysfs_caches(const std::string& cpu_dir) {
             c.ways = ways.empty() ? 0 : std::stoi(ways);
             std::string line = read_line(entry.path() / "coherency_line_size");
             c.line_bytes = line.empty() ? 0 : std::stoi(line);
+            c.shared_cpus = count_cpu_list(read_line(entry.path() / "shared_cpu_list"));
         } catch (const std::exception&) {
             continue;  // a half-populated entry is as good as none
         }

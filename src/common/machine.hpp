@@ -19,7 +19,14 @@ struct CacheLevel {
     int line_bytes = 0;
     std::string source;          // "sysfs", "cpuid 0x80000005", "cpuid 4", ...
     bool plausible = true;       // false when the reported size cannot be real
+    // Logical CPUs sharing this one cache (size_bytes is one instance's): 1 for a
+    // core's own L2, all of a CCX's for its L3. 0 = unknown.
+    int shared_cpus = 0;
 };
+
+// ", shared by 2 logical CPUs", ", private to one logical CPU", or "" when unknown:
+// without it a reader cannot tell a per-core L3 from a shared one.
+std::string sharing_text(const CacheLevel& c);
 
 struct MachineInfo {
     std::string cpu_model;
@@ -37,6 +44,7 @@ MachineInfo read_machine_info();
 
 // Parsers, exposed for tests on recorded inputs.
 std::optional<std::size_t> parse_sysfs_size(const std::string& text);  // "48K" -> 49152
+int count_cpu_list(const std::string& text);                           // "0-1,4" -> 3; 0 if malformed
 std::vector<CacheLevel> read_sysfs_caches(const std::string& cpu_dir);
 
 struct CpuidRegs {

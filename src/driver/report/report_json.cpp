@@ -82,7 +82,8 @@ std::string json_report(const RunResult& run) {
                           {"ways", c.ways},
                           {"line_bytes", c.line_bytes},
                           {"source", c.source},
-                          {"plausible", c.plausible}});
+                          {"plausible", c.plausible},
+                          {"shared_cpus", c.shared_cpus > 0 ? json(c.shared_cpus) : json(nullptr)}});
     json kernels = json::object();
     for (const auto& k : run.kernels) kernels[std::string(kernel_name(k.kernel))] = kernel_json(k);
     json team = nullptr;

@@ -9,9 +9,9 @@ namespace {
 std::string rgb(const pixel& p) { return fmt::format("{{{},{},{}}}", p.red, p.green, p.blue); }
 
 std::string cache_line(const CacheLevel& c) {
-    return fmt::format("L{} {} {} KiB{}{} ({}{})", c.level, c.type, c.size_bytes >> 10,
+    return fmt::format("L{} {} {} KiB{}{}{} ({}{})", c.level, c.type, c.size_bytes >> 10,
                        c.ways ? fmt::format(" {}-way", c.ways) : "", c.line_bytes ? fmt::format(" {} B lines", c.line_bytes) : "",
-                       c.source, c.plausible ? "" : "; implausible, ignored");
+                       sharing_text(c), c.source, c.plausible ? "" : "; implausible, ignored");
 }
 
 }  // namespace

@@ -369,7 +369,9 @@ PL.run(function () {
       ['Cache cleared before each sample', Math.round(c.cache_clear_bytes / 1024) + ' KiB']];
     m.caches.forEach(function (ca) {
       rows.push(['L' + ca.level + ' ' + ca.type, Math.round(ca.size_bytes / 1024) + ' KiB' + (ca.ways ? ', ' + ca.ways + '-way' : '') +
-                 (ca.line_bytes ? ', ' + ca.line_bytes + ' B lines' : '') + ' (' + ca.source + (ca.plausible ? '' : '; implausible, ignored') + ')']);
+                 (ca.line_bytes ? ', ' + ca.line_bytes + ' B lines' : '') +
+                 (!ca.shared_cpus ? '' : ca.shared_cpus === 1 ? ', private to one logical CPU'
+                                                              : ', shared by ' + ca.shared_cpus + ' logical CPUs') + ' (' + ca.source + (ca.plausible ? '' : '; implausible, ignored') + ')']);
     });
     sec.appendChild(PL.table(['', ''], rows.map(function (r) { return el('tr', null, [el('th', { text: r[0] }), el('td', { text: r[1] })]); })));
     page.appendChild(sec);
