@@ -5,6 +5,7 @@
 #include "common/atomic_file.hpp"
 #include "common/cli_range.hpp"
 #include "common/clock.hpp"
+#include "common/machine.hpp"
 #include "hierarchy.hpp"
 #include "common/probe_result.hpp"
 
@@ -25,8 +26,8 @@ std::string bytes_text(std::size_t bytes) {
 
 std::string reported_text(const ProbeLevel& l) {
     if (l.reported_source.empty()) return "not reported";
-    return fmt::format("{} ({}{})", bytes_text(l.reported_bytes), l.reported_source,
-                       l.reported_plausible ? "" : ", implausible");
+    return fmt::format("{} ({}{}{})", bytes_text(l.reported_bytes), l.reported_source,
+                       l.reported_plausible ? "" : ", implausible", sharing_text(l.reported_shared_cpus));
 }
 
 void print_table(const ProbeResult& r, const std::string& saved_to) {

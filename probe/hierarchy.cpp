@@ -40,6 +40,7 @@ std::vector<ProbeLevel> pair_levels(const Hierarchy& measured, const MachineInfo
             p.reported_bytes = r->size_bytes;
             p.reported_source = r->source;
             p.reported_plausible = r->plausible;
+            p.reported_shared_cpus = r->shared_cpus;
         }
         out.push_back(p);
     }

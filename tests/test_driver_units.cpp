@@ -607,11 +607,9 @@ TEST_CASE("sysfs cache entries say how many logical CPUs share each cache", "[dr
     CHECK(caches[0].shared_cpus == 1);
     CHECK(caches[1].shared_cpus == 1);
     CHECK(caches[2].shared_cpus == 5);
-    CHECK(sharing_text(caches[1]) == ", private to one logical CPU");
-    CHECK(sharing_text(caches[2]) == ", shared by 5 logical CPUs");
-    CacheLevel unknown = caches[2];
-    unknown.shared_cpus = 0;
-    CHECK(sharing_text(unknown).empty());
+    CHECK(sharing_text(caches[1].shared_cpus) == ", private to one logical CPU");
+    CHECK(sharing_text(caches[2].shared_cpus) == ", shared by 5 logical CPUs");
+    CHECK(sharing_text(0).empty());
     CHECK(count_cpu_list("0-") == 0);
     CHECK(count_cpu_list("3-1") == 0);
     CHECK(count_cpu_list("") == 0);

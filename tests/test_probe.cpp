@@ -233,6 +233,7 @@ TEST_CASE("a probe result survives the round trip through its file", "[probe]") 
     r.reported_line_bytes = 64;
     r.levels = {{1, 48 * KiB, 1.15, 4.0, true, "", 48 * KiB, "cpuid 0x80000005", true},
                 {2, 768 * KiB, 4.0, 14.0, false, "gradual knee", MiB, "cpuid 0x80000006", true}};
+    r.levels[1].reported_shared_cpus = 2;
     r.memory_latency_ns = 150;
     r.l1d_ways = 12;
     r.clock = "TSC";
@@ -248,6 +249,7 @@ TEST_CASE("a probe result survives the round trip through its file", "[probe]") 
     CHECK(loaded->level(2)->size_bytes == 768 * KiB);
     CHECK_FALSE(loaded->level(2)->certain);
     CHECK(loaded->level(2)->reported_bytes == MiB);
+    CHECK(loaded->level(2)->reported_shared_cpus == 2);
     CHECK(loaded->memory_latency_ns == Approx(150));
     CHECK(loaded->l1d_ways == 12);
     CHECK(loaded->latency_curve.size() == 1);
@@ -292,6 +294,14 @@ TEST_CASE("cacheprobe saves its result where the driver loads it", "[probe][mach
     const Run r = run(bin("cacheprobe") + " --quick --save " + path);
     REQUIRE(r.status == 0);
     CHECK_THAT(r.output, Catch::Contains("line size") && Catch::Contains("clock: "));
+    // Beside each reported size, whether that cache is a CPU's own or shared, where the OS/CPUID says.
+    for (const CacheLevel& c : read_machine_info().caches) {
+        if (c.shared_cpus <= 0) continue;
+        INFO("L" << c.level << " shared by " << c.shared_cpus);
+        const std::string said = c.shared_cpus == 1 ? ", private to one logical CPU"
+                                                    : ", shared by " + std::to_string(c.shared_cpus) + " logical CPUs";
+        CHECK_THAT(r.output, Catch::Contains(c.source + said + ")"));
+    }
     const auto loaded = load_probe_result(path);
     REQUIRE(loaded);
     CHECK_FALSE(loaded->levels.empty());

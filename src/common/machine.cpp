@@ -150,10 +150,10 @@ int count_cpu_list(const std::string& text) {
     return count;
 }
 
-std::string sharing_text(const CacheLevel& c) {
-    if (c.shared_cpus <= 0) return "";
-    if (c.shared_cpus == 1) return ", private to one logical CPU";
-    return ", shared by " + std::to_string(c.shared_cpus) + " logical CPUs";
+std::string sharing_text(int shared_cpus) {
+    if (shared_cpus <= 0) return "";
+    if (shared_cpus == 1) return ", private to one logical CPU";
+    return ", shared by " + std::to_string(shared_cpus) + " logical CPUs";
 }
 
 std::vector<CacheLevel> read_sysfs_caches(const std::string& cpu_dir) {

@@ -24,9 +24,9 @@ struct CacheLevel {
     int shared_cpus = 0;
 };
 
-// ", shared by 2 logical CPUs", ", private to one logical CPU", or "" when unknown:
+// ", shared by 2 logical CPUs", ", private to one logical CPU", or "" when unknown (0):
 // without it a reader cannot tell a per-core L3 from a shared one.
-std::string sharing_text(const CacheLevel& c);
+std::string sharing_text(int shared_cpus);
 
 struct MachineInfo {
     std::string cpu_model;

@@ -50,7 +50,8 @@ std::string to_json_text(const ProbeResult& r) {
                           {"why", l.why},
                           {"reported_bytes", l.reported_bytes},
                           {"reported_source", l.reported_source},
-                          {"reported_plausible", l.reported_plausible}});
+                          {"reported_plausible", l.reported_plausible},
+                          {"reported_shared_cpus", l.reported_shared_cpus}});
     json memory = nullptr;
     if (r.memory_latency_ns)
         memory = {{"latency_ns", *r.memory_latency_ns},
@@ -91,7 +92,8 @@ std::optional<ProbeResult> parse_probe_result(const std::string& text) {
             r.levels.push_back({l.at("level"), l.at("size_bytes"), l.at("latency_ns"),
                                 l.at("latency_cycles"), l.at("certain"), l.at("why"),
                                 l.at("reported_bytes"), l.at("reported_source"),
-                                l.at("reported_plausible")});
+                                l.at("reported_plausible"),
+                                l.value("reported_shared_cpus", 0)});  // a saved result from before it was kept
         if (const json& m = j.at("memory"); !m.is_null()) {
             r.memory_latency_ns = m.at("latency_ns").get<double>();
             r.memory_latency_cycles = m.at("latency_cycles");

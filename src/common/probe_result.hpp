@@ -30,6 +30,7 @@ struct ProbeLevel {
     std::size_t reported_bytes = 0;  // what the OS/CPUID says; 0 when it says nothing
     std::string reported_source;     // "sysfs", "cpuid 0x80000006", ...; "" when nothing
     bool reported_plausible = true;
+    int reported_shared_cpus = 0;    // logical CPUs sharing the reported cache; 0 when unknown
 };
 
 struct ProbeResult {

@@ -11,7 +11,7 @@ std::string rgb(const pixel& p) { return fmt::format("{{{},{},{}}}", p.red, p.gr
 std::string cache_line(const CacheLevel& c) {
     return fmt::format("L{} {} {} KiB{}{}{} ({}{})", c.level, c.type, c.size_bytes >> 10,
                        c.ways ? fmt::format(" {}-way", c.ways) : "", c.line_bytes ? fmt::format(" {} B lines", c.line_bytes) : "",
-                       sharing_text(c), c.source, c.plausible ? "" : "; implausible, ignored");
+                       sharing_text(c.shared_cpus), c.source, c.plausible ? "" : "; implausible, ignored");
 }
 
 }  // namespace
