@@ -59,7 +59,7 @@ WaysEstimate judge_l1d_ways(WaysEstimate ways, const ProbeLevel* l1) {
 
 ProbeResult probe_hierarchy(Clock& clock, const HierarchyOptions& options, int cpu) {
     const std::uint64_t t0 = monotonic_ns();
-    const MachineInfo machine = read_machine_info();
+    const MachineInfo machine = read_machine_info(cpu);
     ProbeResult r;
     r.cpu_model = machine.cpu_model;
     r.cpu = cpu;

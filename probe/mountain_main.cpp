@@ -169,7 +169,7 @@ int run(int argc, char** argv) {
     const Mountain m = measure_mountain(*clock, reinterpret_cast<long*>(buffer.data()), options);
     const double seconds = double(monotonic_ns() - t0) / 1e9;
 
-    const std::string cpu_model = read_machine_info().cpu_model;
+    const std::string cpu_model = read_machine_info(pin.cpu).cpu_model;
     fmt::print("mountain: {}, pinned to {}\n", cpu_model,
                pin.cpu >= 0 ? fmt::format("CPU {}", pin.cpu) : "no CPU (" + pin.error + ")");
     fmt::print("clock: {}\nhuge pages: {}\n\n", clock->describe(), buffer.describe());

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/affinity.hpp"
 #include "common/clock.hpp"
 #include "harness.hpp"
 #include "lab_settings.hpp"
@@ -430,8 +431,10 @@ TEST_CASE("verbose output says what the report's cycles are ticks of and how tha
 }
 
 TEST_CASE("verbose output and the JSON say how many logical CPUs share each cache, as sysfs does", "[driver][cli]") {
-    // What the driver reads, cpu0's entries; counted here from the other file sysfs gives, the bitmask.
-    const std::filesystem::path cache_dir = "/sys/devices/system/cpu/cpu0/cache";
+    // What the driver reads, the entries of the CPU it pins to; counted here from the
+    // other file sysfs gives, the bitmask.
+    const std::filesystem::path cache_dir =
+        "/sys/devices/system/cpu/cpu" + std::to_string(perflab::last_allowed_cpu()) + "/cache";
     std::map<int, int> sharing;  // level of a data or unified cache -> logical CPUs sharing it
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(cache_dir, ec)) {

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/affinity.hpp"
 #include "common/machine.hpp"
 #include "common/probe_result.hpp"
 #include "common/proc_stat.hpp"
@@ -60,7 +61,7 @@ TEST_CASE("simulation: blocking cuts the naive rotate's D1 write misses, the sam
 }
 
 TEST_CASE("the driver reads cacheprobe's result beside itself, not under the working directory", "[driver][evidence]") {
-    const perflab::MachineInfo machine = perflab::read_machine_info();
+    const perflab::MachineInfo machine = perflab::read_machine_info(perflab::last_allowed_cpu());  // the driver's CPU
     const perflab::CacheLevel* l1 = machine.l1d();
     REQUIRE(l1 != nullptr);
     REQUIRE(l1->line_bytes > 0);

@@ -586,22 +586,32 @@ TEST_CASE("the text report says when only a speedup kept the call's cost", "[dri
     CHECK(printed.find("did not converge") == std::string::npos);
 }
 
-TEST_CASE("sysfs cache entries say how many logical CPUs share each cache", "[driver][machine]") {
-    // A Zen 4 guest's cpu0 as sysfs shows it: L1d and L2 the core's own, L3 shared by both vCPUs.
-    ScratchDir dir("perflab-sysfs");
-    struct Entry {
-        const char *index, *level, *type, *size, *ways, *shared;
-    };
-    for (const Entry& e : {Entry{"index0", "1", "Data", "32K", "8", "0"}, Entry{"index1", "1", "Instruction", "32K", "8", "0"},
-                           Entry{"index2", "2", "Unified", "1024K", "8", "1"},
-                           Entry{"index3", "3", "Unified", "32768K", "16", "0-1,4,6-7"}}) {
-        const std::filesystem::path d = std::filesystem::path(dir.path()) / "cache" / e.index;
+namespace {
+
+// One cache entry of a fake sysfs CPU directory, as the kernel lays it out.
+struct SysfsCache {
+    const char *index, *level, *type, *size, *ways, *shared;
+};
+
+void write_sysfs_caches(const std::filesystem::path& cpu_dir, std::initializer_list<SysfsCache> entries) {
+    for (const SysfsCache& e : entries) {
+        const std::filesystem::path d = cpu_dir / "cache" / e.index;
         std::filesystem::create_directories(d);
         for (const auto& [name, value] : {std::pair{"level", e.level}, {"type", e.type}, {"size", e.size},
                                           {"ways_of_associativity", e.ways}, {"coherency_line_size", "64"},
                                           {"shared_cpu_list", e.shared}})
             std::ofstream(d / name) << value << "\n";
     }
+}
+
+}  // namespace
+
+TEST_CASE("sysfs cache entries say how many logical CPUs share each cache", "[driver][machine]") {
+    // A Zen 4 guest's cpu0 as sysfs shows it: L1d and L2 the core's own, L3 shared.
+    ScratchDir dir("perflab-sysfs");
+    write_sysfs_caches(dir.path(), {{"index0", "1", "Data", "32K", "8", "0"}, {"index1", "1", "Instruction", "32K", "8", "0"},
+                                    {"index2", "2", "Unified", "1024K", "8", "1"},
+                                    {"index3", "3", "Unified", "32768K", "16", "0-1,4,6-7"}});
     const auto caches = read_sysfs_caches(dir.path());
     REQUIRE(caches.size() == 3);
     CHECK(caches[0].shared_cpus == 1);
@@ -613,4 +623,21 @@ TEST_CASE("sysfs cache entries say how many logical CPUs share each cache", "[dr
     CHECK(count_cpu_list("0-") == 0);
     CHECK(count_cpu_list("3-1") == 0);
     CHECK(count_cpu_list("") == 0);
+}
+
+TEST_CASE("the machine's caches are those of the CPU timing is pinned to, not cpu0's", "[driver][machine]") {
+    // A hybrid part: cpu0 a P-core (48 KiB 12-way L1d, 1.25 MiB L2), cpu1 an E-core
+    // (32 KiB 8-way L1d, 2 MiB L2 shared by its cluster of four).
+    ScratchDir dir("perflab-sysfs-hybrid");
+    write_sysfs_caches(std::filesystem::path(dir.path()) / "cpu0",
+                       {{"index0", "1", "Data", "48K", "12", "0"}, {"index2", "2", "Unified", "1280K", "10", "0"}});
+    write_sysfs_caches(std::filesystem::path(dir.path()) / "cpu1",
+                       {{"index0", "1", "Data", "32K", "8", "1"}, {"index2", "2", "Unified", "2048K", "16", "1-4"}});
+    const MachineInfo e_core = read_machine_info(1, dir.path());
+    REQUIRE(e_core.l1d());
+    CHECK(e_core.l1d()->size_bytes == 32 << 10);
+    CHECK(e_core.level(2)->shared_cpus == 4);
+    const MachineInfo unpinned = read_machine_info(-1, dir.path());  // no CPU of its own: cpu0's
+    REQUIRE(unpinned.l1d());
+    CHECK(unpinned.l1d()->size_bytes == 48 << 10);
 }

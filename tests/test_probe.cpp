@@ -3,6 +3,7 @@
 #include "common/sampler.hpp"
 #include "knees.hpp"
 #include "latency.hpp"
+#include "common/affinity.hpp"
 #include "common/machine.hpp"
 #include "common/probe_result.hpp"
 #include "harness.hpp"
@@ -264,7 +265,7 @@ TEST_CASE("cacheprobe measures a 64 B line and the L1d size on this machine", "[
     // Every x86-64 part shipped has 64 B lines; the course machines report 48 KiB L1d
     // (cpuid 0x80000005), and an L1d knee is the sharpest on the curve: ideal LRU
     // within 1.5x is one grid step either side of the true size, with room to spare.
-    const CacheLevel* l1 = read_machine_info().l1d();
+    const CacheLevel* l1 = read_machine_info(last_allowed_cpu()).l1d();  // the CPU cacheprobe pins to
     const std::size_t expected_l1 = l1 && l1->plausible && l1->size_bytes ? l1->size_bytes : 48 * KiB;
     // The machine is shared: a neighbour can disturb one run. Each run already keeps the
     // fastest of several rounds; the test then asks two of up to six runs, a second
@@ -295,7 +296,7 @@ TEST_CASE("cacheprobe saves its result where the driver loads it", "[probe][mach
     REQUIRE(r.status == 0);
     CHECK_THAT(r.output, Catch::Contains("line size") && Catch::Contains("clock: "));
     // Beside each reported size, whether that cache is a CPU's own or shared, where the OS/CPUID says.
-    for (const CacheLevel& c : read_machine_info().caches) {
+    for (const CacheLevel& c : read_machine_info(last_allowed_cpu()).caches) {
         if (c.shared_cpus <= 0) continue;
         INFO("L" << c.level << " shared by " << c.shared_cpus);
         const std::string said = c.shared_cpus == 1 ? ", private to one logical CPU"

@@ -8,19 +8,36 @@
 
 namespace perflab {
 
+namespace {
+
+bool allowed_cpus(cpu_set_t& allowed) {
+    CPU_ZERO(&allowed);
+    return sched_getaffinity(0, sizeof allowed, &allowed) == 0;
+}
+
+int last_of(const cpu_set_t& allowed) {
+    for (int c = CPU_SETSIZE - 1; c >= 0; --c)
+        if (CPU_ISSET(c, &allowed)) return c;
+    return -1;
+}
+
+}  // namespace
+
+int last_allowed_cpu() {
+    cpu_set_t allowed;
+    return allowed_cpus(allowed) ? last_of(allowed) : -1;
+}
+
 Pinning pin_to_one_cpu(std::optional<int> cpu) {
     cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-        return {-1, fmt::format("sched_getaffinity: {}", std::strerror(errno))};
+    if (!allowed_cpus(allowed)) return {-1, fmt::format("sched_getaffinity: {}", std::strerror(errno))};
     int chosen = -1;
     if (cpu) {
         if (*cpu < 0 || *cpu >= CPU_SETSIZE || !CPU_ISSET(*cpu, &allowed))
             return {-1, fmt::format("CPU {} is not one this process may run on", *cpu)};
         chosen = *cpu;
     } else {
-        for (int c = CPU_SETSIZE - 1; c >= 0 && chosen < 0; --c)
-            if (CPU_ISSET(c, &allowed)) chosen = c;
+        chosen = last_of(allowed);
     }
     cpu_set_t one;
     CPU_ZERO(&one);

@@ -15,4 +15,7 @@ struct Pinning {
 // which on most systems takes fewer device interrupts than CPU 0), or to `cpu`.
 Pinning pin_to_one_cpu(std::optional<int> cpu = std::nullopt);
 
+// The CPU pin_to_one_cpu() chooses by default, -1 when the mask cannot be read.
+int last_allowed_cpu();
+
 }  // namespace perflab

@@ -205,11 +205,11 @@ std::vector<CacheLevel> read_cpuid_caches(const Cpuid& cpuid) {
     return out;
 }
 
-MachineInfo read_machine_info() {
+MachineInfo read_machine_info(int cpu, const std::string& sysfs_cpus) {
     MachineInfo m;
     m.cpu_model = cpu_model_from_cpuid();
     m.logical_cpus = int(std::thread::hardware_concurrency());
-    m.caches = read_sysfs_caches("/sys/devices/system/cpu/cpu0");
+    m.caches = read_sysfs_caches(sysfs_cpus + "/cpu" + std::to_string(cpu < 0 ? 0 : cpu));
     if (m.caches.empty()) m.caches = read_cpuid_caches();
     return m;
 }

@@ -39,8 +39,11 @@ struct MachineInfo {
     const CacheLevel* last_level() const;
 };
 
-// Reads sysfs when it has cache entries, CPUID otherwise.
-MachineInfo read_machine_info();
+// The caches of `cpu`, the one the caller is pinned to (-1: not pinned, cpu0's):
+// from sysfs when it has cache entries, CPUID otherwise (which answers for the CPU
+// this runs on). On a hybrid part cpu0 may be a P-core while timing runs on an
+// E-core with another L1d and L2. sysfs_cpus is for tests.
+MachineInfo read_machine_info(int cpu, const std::string& sysfs_cpus = "/sys/devices/system/cpu");
 
 // Parsers, exposed for tests on recorded inputs.
 std::optional<std::size_t> parse_sysfs_size(const std::string& text);  // "48K" -> 49152

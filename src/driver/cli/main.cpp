@@ -188,7 +188,7 @@ std::optional<int> prepare(Session& s) {
     } catch (const std::exception& e) {
         return fail(argv0, e.what());
     }
-    s.run.machine = read_machine_info();
+    s.run.machine = read_machine_info(s.pin.cpu);
     s.clock = make_default_clock();
     if (opt.clock == "cycles")
         s.run.clock_notice =
