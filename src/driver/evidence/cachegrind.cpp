@@ -34,8 +34,8 @@ constexpr std::array<std::pair<const char*, std::uint64_t CacheCounts::*>, 9> kE
     {"DLmw", &CacheCounts::DLmw},
 }};
 
-// I1 is not what perflab reports, but cachegrind would otherwise ask the host's
-// CPUID, which is what we do not trust; any valid geometry will do.
+// I1 is not what perflab reports, but cachegrind would otherwise take it from the
+// host's CPUID, which is what we do not trust; any valid geometry will do.
 constexpr const char* kI1 = "32768,8,64";
 // A simulation runs the kernel some fifty times slower: even a large one ends well within this.
 constexpr double kSimulationSeconds = 1800;
