@@ -83,3 +83,7 @@ bench-fairness: $(DRIVER_BIN) reference-host $(GRADER_BIN) $(FAIRNESS) $(BENCH_H
 	  $(BENCH_HOSTS)/$(basename $(notdir $(BLOCKED_KERNELS))) $(BLOCKED_KERNELS) $(CORPUS_HOSTS)
 
 BENCH_TARGETS += bench-fairness
+
+# Built, never run, by make test: a change to the code they share then breaks the
+# test build, not the next `make bench` (engine_compare once stopped compiling unseen).
+TEST_PREREQS += $(BENCH_TABLE) $(ENGINE_COMPARE) $(FAIRNESS)

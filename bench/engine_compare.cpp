@@ -132,9 +132,9 @@ void touch_first_words(const pixel* pixels, std::size_t n) {
 // host's are.
 int in_process_timing(std::size_t variant, int dim) {
     if (variant >= g_registered.size()) return 2;
-    perflab::pin_to_one_cpu(std::nullopt);
+    const perflab::Pinning pin = perflab::pin_to_one_cpu(std::nullopt);
     auto clock = perflab::make_default_clock();
-    perflab::CacheClearer clearer(perflab::CacheClearer::size_for(perflab::read_machine_info()));
+    perflab::CacheClearer clearer(perflab::CacheClearer::size_for(perflab::read_machine_info(pin.cpu)));
     perflab::InputGenerator inputs(std::nullopt);
     const perflab::KBestConfig kbest;  // the driver's defaults
     const Registered& r = g_registered[variant];

@@ -12,3 +12,4 @@ bench-reference-timing: $(REFERENCE_TIMING)
 	taskset -c 1 $(REFERENCE_TIMING)
 
 BENCH_TARGETS += bench-reference-timing
+TEST_PREREQS += $(REFERENCE_TIMING)  # built by make test, as bench/bench.mk says why
