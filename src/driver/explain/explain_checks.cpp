@@ -264,11 +264,15 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
         for (const auto& [callee, n] : p.callees) names.insert(callee);
         return names;
     };
+    // i's symbol among the functions the traced call executed.
+    const auto executed = [&](std::size_t i) {
+        return graded_trace &&
+               std::count(graded_trace->executed.begin(), graded_trace->executed.end(), fn_name(e, i)) > 0;
+    };
     const auto ran = [&](std::size_t i) {
         const auto& other = pattern_of(e, i);
-        return graded_trace &&
-               (std::count(graded_trace->executed.begin(), graded_trace->executed.end(), fn_name(e, i)) ||
-                (other && !other->callees.empty() && callee_names(*other) == callee_names(*graded_trace)));
+        return executed(i) ||
+               (graded_trace && other && !other->callees.empty() && callee_names(*other) == callee_names(*graded_trace));
     };
     for (bool executed_only : {true, false})
         for (std::size_t i = 0; i < e.result.variants.size() && !alike; ++i)
@@ -282,12 +286,10 @@ std::optional<std::size_t> graded_function(const KernelEvidence& e, std::vector<
             alike = i;
     }
     // Whether the evidence shows it running function i itself: a tail call to it, or
-    // i's symbol among the functions the traced call executed. Equal totals, walk and
-    // helpers do not: a copy of i's code that gcc inlined has all of them too.
+    // its symbol executed. Equal totals, walk and helpers do not: a copy of i's code
+    // that gcc inlined has all of them too.
     const auto shown_running = [&](std::size_t i) {
-        return (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, i)) ||
-               (graded_trace &&
-                std::count(graded_trace->executed.begin(), graded_trace->executed.end(), fn_name(e, i)));
+        return (e.graded_jumps_to && *e.graded_jumps_to == fn_name(e, i)) || executed(i);
     };
     const auto running = [&](std::size_t i) {
         return shown_running(i) ? fn_name(e, i) : fmt::format("code that matches {}'s", fn_name(e, i));
