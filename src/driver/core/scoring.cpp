@@ -149,7 +149,7 @@ KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::s
 
 ScoringPolicy parse_policy(const std::string& toml_text, const std::string& source_name) {
     toml::table root = parse_toml(toml_text, source_name,
-                                  "a policy file is TOML with [rotate] and [smooth] tables (README, Scoring policy)");
+                                  "a policy file is TOML with [rotate] and [smooth] tables (docs/grader.md, Scoring)");
     ScoringPolicy policy;
     policy.source = source_name;
     policy.rotate = parse_kernel_policy(root, Kernel::rotate, source_name, policy.warnings);
