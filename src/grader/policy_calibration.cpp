@@ -59,7 +59,10 @@ ScoringPolicy calibrate_policy(const std::vector<std::string>& reference_driver,
             throw std::runtime_error(fmt::format("a reference variant reached only speedup {:.2f} here, so no curve from "
                                                  "1.0 can rise to it: calibrate on a quieter machine or larger --dims",
                                                  s));
-    ScoringPolicy p{linear_policy(50, 1.0, rs), linear_policy(50, 1.0, ss), "calibrated", {}};
+    ScoringPolicy p;
+    p.rotate = linear_policy(50, 1.0, rs);
+    p.smooth = linear_policy(50, 1.0, ss);
+    p.source = "calibrated";
     return p;
 }
 

@@ -9,6 +9,7 @@
 #include "checker.hpp"
 #include "kernel.hpp"
 #include "common/machine.hpp"
+#include "scoring.hpp"
 #include "common/sampler.hpp"
 #include "student.hpp"
 
@@ -16,6 +17,14 @@ namespace perflab {
 
 // Per-pixel figures from the PMU or from the cache simulation, in a stable order.
 using CounterValues = std::vector<std::pair<std::string, double>>;
+
+// One dimension on the policy's model machine (docs/model.md): the same, bit for
+// bit, on every run of the same binaries.
+struct ModelFigures {
+    double cycles_per_pixel = 0;
+    double oracle_cycles_per_pixel = 0;
+    double speedup = 0;  // oracle's / this variant's
+};
 
 struct DimResult {
     int dim = 0;
@@ -35,6 +44,7 @@ struct DimResult {
     bool speedup_call_cost_resolved = true;
     CounterValues counters;   // per pixel, from the sample K-best kept
     CounterValues simulated;  // per pixel, from cachegrind
+    std::optional<ModelFigures> model;
     // Every sample's CPE in the order taken, the kept one among them: what
     // --compare decides "faster / slower / within noise" from.
     std::vector<double> sample_cpes;
@@ -48,7 +58,14 @@ struct VariantResult {
     std::vector<DimResult> dims;
     double mean_speedup = 0;  // geometric mean; 0 unless every dim was timed
     bool graded = false;      // the student's rotate()/smooth(), which the grader times
-    std::optional<double> points;  // what the policy gives its mean speedup (complete variants)
+    std::optional<double> points;  // what the policy gives its speedup on the policy's basis
+    // On the model machine: the geometric mean of the dims' model speedups, when the
+    // model ran at every dim and nothing flagged it, and what the policy gives it.
+    std::optional<double> model_mean_speedup;
+    std::optional<double> model_points;
+    // Why the model's figures were withheld: the code ran otherwise under the
+    // simulator than on the machine, or touched what the model counts.
+    std::optional<std::string> model_flag;
     bool complete() const { return correct && mean_speedup > 0; }
     bool converged() const;
 };
@@ -95,6 +112,9 @@ struct RunResult {
     std::optional<std::string> counters_unavailable;
     std::optional<std::string> simulation_unavailable;
     std::string simulation_geometry;
+    Basis basis = Basis::timing;  // what the points are for (the policy's)
+    std::optional<MachineModel> model;  // the model machine, whenever model figures were asked for
+    std::optional<std::string> model_unavailable;  // why the model stopped
     std::optional<double> total_points;
     const KernelResult* find(Kernel k) const;
 };

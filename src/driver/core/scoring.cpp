@@ -67,7 +67,11 @@ KernelPolicy linear_policy(double max_points, double zero_at, double full_at) {
     return {max_points, {{zero_at, 0.0}, {full_at, max_points}}, {}};
 }
 
-ScoringPolicy default_policy() { return {linear_policy(50, 1.0, 3.5), linear_policy(50, 1.0, 3.5), "built-in default", {}}; }
+ScoringPolicy default_policy() {
+    ScoringPolicy p;
+    p.rotate = p.smooth = linear_policy(50, 1.0, 3.5);
+    return p;
+}
 
 namespace {
 
@@ -79,8 +83,9 @@ KernelPolicy parse_kernel_policy(const toml::table& root, Kernel k, const std::s
     // A misspelt table or key would otherwise be ignored and grade a class under a
     // policy the instructor did not write; [slurm] belongs to the grader (its own reader).
     for (const auto& [key, node] : root)
-        if (key != "rotate" && key != "smooth" && key != "slurm")
-            throw std::runtime_error(fmt::format("{}: unknown table [{}]: the tables are [rotate], [smooth] and [slurm]",
+        if (key != "rotate" && key != "smooth" && key != "slurm" && key != "model" && key != "basis")
+            throw std::runtime_error(fmt::format("{}: unknown table [{}]: the tables are [rotate], [smooth], [model] and "
+                                                 "[slurm], and basis = \"timing\" or \"model\" the one key above them",
                                                  source, key.str()));
     auto name = std::string(kernel_name(k));
     const toml::table* t = root[name].as_table();
@@ -154,6 +159,19 @@ ScoringPolicy parse_policy(const std::string& toml_text, const std::string& sour
     policy.source = source_name;
     policy.rotate = parse_kernel_policy(root, Kernel::rotate, source_name, policy.warnings);
     policy.smooth = parse_kernel_policy(root, Kernel::smooth, source_name, policy.warnings);
+    if (const toml::node* basis = root.get("basis")) {
+        auto v = basis->value<std::string>();
+        if (v != "timing" && v != "model")
+            throw std::runtime_error(fmt::format("{}: basis must be \"timing\" (points for the timed speedup) or \"model\" "
+                                                 "(for the model machine's, docs/model.md)",
+                                                 source_name));
+        policy.basis = *v == "model" ? Basis::model : Basis::timing;
+    }
+    if (const toml::node* model = root.get("model")) {
+        if (!model->as_table())
+            throw std::runtime_error(fmt::format("{}: model must be a table, [model] (docs/model.md)", source_name));
+        policy.model = parse_machine_model(*model->as_table(), source_name);
+    }
     return policy;
 }
 
@@ -163,6 +181,8 @@ std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comme
     std::string out = fmt::format("# perflab scoring policy. {}\n# Points per kernel: piecewise linear in the speedup, "
                                   "clamped at both ends, in whole steps where a step is set.\n",
                                   comment);
+    // A top-level key must come before the first table.
+    if (policy.basis == Basis::model) out += fmt::format("basis = \"{}\"\n", basis_name(policy.basis));
     for (Kernel k : kAllKernels) {
         const auto& p = policy.of(k);
         out += fmt::format("\n[{}]\nmax_points = {}\ncurve = [", kernel_name(k), p.max_points);
@@ -173,28 +193,38 @@ std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comme
         if (p.step > 0) out += fmt::format("step = {}\n", p.step);
         if (!p.dims.empty()) out += fmt::format("dims = [{}]\n", fmt::join(p.dims, ", "));
     }
+    // Only where it says something: a timing policy on the default model reads as it always did.
+    if (policy.basis == Basis::model || !(policy.model == default_machine_model()))
+        out += machine_model_toml(policy.model);
     return out;
 }
 
 void score_run(RunResult& run, const ScoringPolicy& policy) {
     std::optional<double> total;
+    const bool by_model = policy.basis == Basis::model;
     for (auto& kr : run.kernels) {
         const KernelPolicy& p = policy.of(kr.kernel);
         kr.max_points = p.max_points;
         kr.curve = p.drawn_curve();
-        for (auto& v : kr.variants)
-            if (v.complete()) v.points = p.points(v.mean_speedup);
+        for (auto& v : kr.variants) {
+            v.model_points.reset();
+            if (v.correct && v.model_mean_speedup) v.model_points = p.points(*v.model_mean_speedup);
+            v.points.reset();
+            if (by_model) v.points = v.model_points;
+            else if (v.complete()) v.points = p.points(v.mean_speedup);
+        }
         // Only the graded rotate()/smooth() earns the Score line's points, as with the
         // grader: another variant's figure would promise points the grade does not give.
         const VariantResult* scored = nullptr;
         for (const auto& v : kr.variants)
             if (v.graded) scored = &v;
         if (!scored) continue;
-        kr.points = scored->complete() ? p.points(scored->mean_speedup) : 0.0;
+        kr.points = scored->points.value_or(0.0);
         kr.points_from = scored->name;
         total = total.value_or(0.0) + *kr.points;
     }
     run.total_points = total;
+    run.basis = policy.basis;
     run.config.policy_source = policy.source;
 }
 

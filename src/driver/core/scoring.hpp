@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "driver/model/machine_model.hpp"
 #include "kernel.hpp"
 
 namespace perflab {
@@ -33,8 +34,15 @@ struct KernelPolicy {
 };
 
 
+// What the points are given for: the timed speedup (the default) or the speedup on
+// the policy's model machine (docs/model.md). Also the policy's `basis` values.
+enum class Basis { timing, model };
+constexpr const char* basis_name(Basis b) { return b == Basis::model ? "model" : "timing"; }
+
 struct ScoringPolicy {
     KernelPolicy rotate, smooth;
+    Basis basis = Basis::timing;
+    MachineModel model = default_machine_model();
     std::string source = "built-in default";
     // What is allowed but probably not meant (a curve that never reaches max_points),
     // one line each: for whoever wrote the policy, not for every run that reads it.
@@ -54,8 +62,9 @@ std::string policy_to_toml(const ScoringPolicy& policy, const std::string& comme
 
 struct RunResult;
 
-// Fills each kernel's points (from rotate()/smooth() when they were timed, else
-// from the best variant; 0 when that failed its check) and the total.
+// Fills each variant's points from its speedup on the policy's basis (and its model
+// points whenever the model ran), each kernel's from rotate()/smooth() (0 when that
+// failed its check or, under the model basis, has no model speedup), and the total.
 void score_run(RunResult& run, const ScoringPolicy& policy);
 
 }  // namespace perflab

@@ -9,7 +9,23 @@ namespace {
 
 using nlohmann::json;
 
-json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+template <typename T>
+json optional_value(const std::optional<T>& v) { return v ? json(*v) : json(nullptr); }
+
+json optional_string(const std::optional<std::string>& s) { return optional_value(s); }
+
+json model_json(const MachineModel& m) {
+    json cycles = json::object();
+    for (const auto& [key, value] : model_cycles(m)) cycles[std::string(key)] = value;
+    return {{"line_bytes", m.line_bytes},
+            {"l1d", {{"bytes", m.l1d.bytes}, {"ways", m.l1d.ways}}},
+            {"ll", {{"bytes", m.ll.bytes}, {"ways", m.ll.ways}}},
+            {"l1d_miss_cycles", m.l1d_miss_cycles},
+            {"ll_miss_cycles", m.ll_miss_cycles},
+            {"cycles", cycles},
+            {"seed", m.seed},
+            {"timing_bound", m.timing_bound}};
+}
 
 json counters_json(const CounterValues& values) {
     json o = json::object();
@@ -24,6 +40,10 @@ json dim_json(const DimResult& d) {
     if (d.speedup_high > 0) j["speedup_interval"] = {d.speedup_low, d.speedup_high};
     if (!d.counters.empty()) j["counters"] = counters_json(d.counters);
     if (!d.simulated.empty()) j["simulated"] = counters_json(d.simulated);
+    if (d.model)
+        j["model"] = {{"cycles_per_pixel", d.model->cycles_per_pixel},
+                      {"oracle_cycles_per_pixel", d.model->oracle_cycles_per_pixel},
+                      {"speedup", d.model->speedup}};
     j["sample_cpes"] = d.sample_cpes;
     j["baseline_sample_cpes"] = d.baseline_sample_cpes;
     return j;
@@ -51,6 +71,9 @@ json variant_json(const VariantResult& v) {
             {"dims", dims},
             {"mean_speedup", v.complete() ? json(v.mean_speedup) : json(nullptr)},
             {"points", v.points ? json(*v.points) : json(nullptr)},
+            {"model_mean_speedup", optional_value(v.model_mean_speedup)},
+            {"model_points", optional_value(v.model_points)},
+            {"model_flag", optional_value(v.model_flag)},
             {"converged", v.converged()}};
 }
 
@@ -122,6 +145,9 @@ std::string json_report(const RunResult& run) {
         {"simulation_unavailable", optional_string(run.simulation_unavailable)},
         {"simulation_geometry", run.simulation_geometry.empty() ? json(nullptr) : json(run.simulation_geometry)},
         {"clock_notice", optional_string(run.clock_notice)},
+        {"basis", basis_name(run.basis)},
+        {"model", run.model ? model_json(*run.model) : json(nullptr)},
+        {"model_unavailable", optional_string(run.model_unavailable)},
         {"total_points", run.total_points ? json(*run.total_points) : json(nullptr)},
     };
     // Descriptions are the student's bytes: keep valid UTF-8 intact and replace
