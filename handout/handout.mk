@@ -13,7 +13,7 @@ HANDOUT_TAR    ?= $(B)/perflab-handout.tar
 # rules it builds them by (the reference host is built without the reference kernels
 # there), and the sources make generated for them.
 HANDOUT_DRIVER := $(COMMON_SOURCES) $(filter-out $(GEN)/%,$(DRIVER_SOURCES)) src/driver/driver.mk \
-                  $(wildcard src/common/*.hpp src/driver/*/*.hpp src/host/*.c src/host/*.h)
+                  $(wildcard src/common/*.hpp src/driver/*/*.hpp src/driver/*/*/*.hpp src/host/*.c src/host/*.h)
 HANDOUT_GENERATED := $(LAB_HEADER) $(GEN)/report_assets.cpp
 HANDOUT_ORACLE := reference/naive.c reference/oracle.h reference/speed_of_light.c
 HANDOUT_FILES  := handout/Makefile handout/README handout/team.c \

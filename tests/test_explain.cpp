@@ -4,12 +4,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "driver/explain/build_state.hpp"
@@ -18,6 +20,7 @@
 #include "common/system_noise.hpp"
 #include "driver/evidence/access_pattern.hpp"
 #include "driver/evidence/tile_sweep.hpp"
+#include "driver/explain/checks/ids.hpp"
 #include "driver/explain/explain.hpp"
 #include "driver/explain/signatures.hpp"
 
@@ -347,6 +350,34 @@ std::vector<std::string> inconsistencies(const json& f) {
 }
 
 }  // namespace
+
+TEST_CASE("explain: every finding id is in one table, raised by its family's file and documented", "[explain]") {
+    // docs/explain.md's table of ids, in its order of rows.
+    const std::string doc = read_file(repo("docs/explain.md"));
+    std::set<std::string> documented;
+    std::regex row(R"(^\| `([a-z-]+)` \|)", std::regex::multiline);
+    for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end; ++it) documented.insert((*it)[1]);
+    std::set<std::string> listed;
+    for (const auto& kind : perflab::kFindingKinds) {
+        const std::string name(kind.name), family(kind.family);
+        INFO(name << " in checks/" << family << ".cpp");
+        listed.insert(name);
+        CHECK(documented.count(name) == 1);
+        // Raised through the table only, in its own family's file and no other.
+        std::string enumerator = "FindingId::" + name;
+        std::replace(enumerator.begin(), enumerator.end(), '-', '_');
+        for (const auto& file : std::filesystem::directory_iterator(repo("src/driver/explain/checks"))) {
+            if (file.path().extension() != ".cpp") continue;
+            const bool raises = read_file(file.path().string()).find(enumerator) != std::string::npos;
+            INFO(file.path().filename());
+            CHECK(raises == (file.path().stem() == family));
+        }
+    }
+    CHECK(documented == listed);
+    // No id is a bare string anywhere else in the checks.
+    auto bare = sh("grep -rnE 'make\\(\"' " + repo("src/driver/explain"));
+    CHECK(bare.out.empty());
+}
 
 TEST_CASE("explain: the corpus has 25+ fixtures, each with its cause written down", "[explain]") {
     auto entries = corpus();

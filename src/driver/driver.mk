@@ -18,7 +18,7 @@
 # the driver's own code is libperflab.a, and main.o makes ./driver of the two.
 COMMON_SOURCES := $(wildcard $(PL)src/common/*.cpp)
 COMMON_LIB     := $(B)/lib/libperflab-common.a
-DRIVER_SOURCES := $(wildcard $(PL)src/driver/*/*.cpp) $(GEN)/report_assets.cpp
+DRIVER_SOURCES := $(wildcard $(PL)src/driver/*/*.cpp $(PL)src/driver/*/*/*.cpp) $(GEN)/report_assets.cpp
 DRIVER_OBJECTS := $(patsubst %.cpp,$(B)/obj/%.o,$(DRIVER_SOURCES)) $(B)/obj/$(PL)reference/naive.o
 DRIVER_LIB     := $(B)/lib/libperflab.a
 DRIVER_MAIN    := $(B)/obj/$(PL)src/driver/cli/main.o

@@ -1,0 +1,85 @@
+// variable-divisor, calls-per-pixel, threads, per-call-allocation: facts of a
+// function's code, from its trace and its page faults.
+#include <fmt/format.h>
+
+#include "checks.hpp"
+#include "support.hpp"
+
+namespace perflab::checks {
+namespace {
+
+// Fresh pages per call: 8 is 32 KiB of memory the kernel maps anew each call, far
+// above what a kernel that reuses its memory takes (none after its first call).
+constexpr double kFaultsPerCall = 8;
+
+}  // namespace
+
+void allocation_facts(const KernelEvidence& e, std::size_t i, std::vector<Finding>& out) {
+    const double allocations =
+        i < e.patterns.size() && e.patterns[i] ? e.patterns[i]->allocations_per_call : 0;
+    const std::optional<double> faults = i < e.faults_per_call.size() ? e.faults_per_call[i] : std::nullopt;
+    const double oracle_faults = e.naive.faults_per_call.value_or(0);
+    const bool faulting = faults && *faults >= kFaultsPerCall + oracle_faults;
+    if (allocations < 1 && !faulting) return;
+    const std::string name = fn_name(e, i);
+    std::string title = allocations >= 1 ? fmt::format("{} allocates memory {:.0f} times per call", name, allocations)
+                                         : fmt::format("{} maps fresh memory on every call", name);
+    if (faults) title += fmt::format(" and takes {:.0f} page faults per call", *faults);
+    Finding f = make(FindingId::per_call_allocation, faulting ? Severity::problem : Severity::warning, e.kernel,
+                     e.result.variants[i].name, title);
+    if (allocations >= 1) f.evidence.emplace_back("allocations per call", allocations);
+    if (faults) {
+        f.evidence.emplace_back("page faults per call", *faults);
+        if (e.naive.faults_per_call) f.evidence.emplace_back("the oracle's page faults per call", *e.naive.faults_per_call);
+    }
+    if (faulting)
+        f.meaning = "each call gets memory the kernel has never mapped (a large allocation is returned to the system "
+                    "when freed): every page of it faults on first touch, inside the timed call.";
+    else if (faults)
+        f.meaning = "the allocator hands back the same memory each call (no page faults beyond the oracle's): the "
+                    "cost is the allocator calls and whatever the kernel copies into the buffer.";
+    else
+        f.meaning = "an allocation inside the kernel is timed with it; whether its pages fault each call was not "
+                    "counted here.";
+    f.advice = "work in place or in a static buffer, allocated once.";
+    out.push_back(std::move(f));
+}
+
+void code_facts(const KernelEvidence& e, std::size_t i, std::vector<Finding>& out) {
+    if (i >= e.patterns.size() || !e.patterns[i]) return;
+    const AccessPattern& p = *e.patterns[i];
+    const std::optional<AccessPattern>& ref = e.reference ? e.reference->pattern : std::nullopt;
+    const std::string name = fn_name(e, i);
+    const std::string& variant = e.result.variants[i].name;
+    if (p.divisions_per_px >= 0.5) {
+        Finding f = make(FindingId::variable_divisor, Severity::problem, e.kernel, variant,
+                         fmt::format("{} executes {:.1f} divide instructions per pixel", name, p.divisions_per_px));
+        f.evidence = {{"divisions/px", p.divisions_per_px}, {"traced at", double(p.dim)}};
+        if (ref) f.evidence.emplace_back("reference divisions/px", ref->divisions_per_px);
+        f.meaning = "a division by a constant compiles to a multiply; these are divisions by a value the compiler "
+                    "cannot know (a neighbour count, dim): tens of cycles each, per pixel.";
+        f.advice = "divide the interior by the literal 9 (corners by 4, edges by 6), so each becomes a multiply.";
+        out.push_back(std::move(f));
+    }
+    if (p.calls_per_px >= 0.5) {
+        Finding f = make(FindingId::calls_per_pixel, Severity::problem, e.kernel, variant,
+                         fmt::format("{} makes {:.1f} calls per pixel", name, p.calls_per_px));
+        f.evidence = {{"calls/px", p.calls_per_px}, {"callees", callee_list(p, 0.1)}, {"traced at", double(p.dim)}};
+        if (ref) f.evidence.emplace_back("reference calls/px", ref->calls_per_px);
+        f.meaning = "each call saves and restores registers and stops the compiler from keeping sums in registers or "
+                    "vectorising across pixels.";
+        f.advice = "inline the work into the loop (static inline helpers, or the body itself).";
+        out.push_back(std::move(f));
+    }
+    if (p.threads_per_call >= 1) {
+        Finding f = make(FindingId::threads, Severity::problem, e.kernel, variant,
+                         fmt::format("{} creates {:.0f} threads per call", name, p.threads_per_call));
+        f.evidence = {{"threads created per call", p.threads_per_call}};
+        f.meaning = "the driver pins the kernel to one CPU and charges all its CPU time: threads take turns on that "
+                    "CPU, and each costs its creation.";
+        f.advice = "remove the threads; make the single-threaded loop cheaper.";
+        out.push_back(std::move(f));
+    }
+}
+
+}  // namespace perflab::checks
