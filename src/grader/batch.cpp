@@ -12,6 +12,7 @@
 #include "common/atomic_file.hpp"
 #include "common/counted.hpp"
 #include "common/scratch_dir.hpp"
+#include "common/untrusted_text.hpp"
 #include "batch_lock.hpp"
 #include "baseline_files.hpp"
 #include "batch_page.hpp"
@@ -26,7 +27,7 @@
 namespace perflab::grader {
 namespace fs = std::filesystem;
 std::string summary(const Record& r) {
-    return r.status == Status::ok ? fmt::format("ok, {:.1f} points", r.total) : status_id(r.status) + ": " + r.reason;
+    return r.status == Status::ok ? fmt::format("ok, {:.1f} points", r.total) : status_id(r.status) + ": " + visible_line(r.reason);
 }
 
 std::string host_name() {

@@ -4,6 +4,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/counted.hpp"
+#include "common/untrusted_text.hpp"
 #include "tenths.hpp"
 
 #include <filesystem>
@@ -13,13 +14,17 @@ namespace perflab::grader {
 namespace fs = std::filesystem;
 namespace {
 
-std::string feedback_text(const Record& r, const std::string& body) {
-    std::string text = fmt::format("perflab grader: {}\nstatus: {}\nreason: {}\n", r.id, status_id(r.status), r.reason);
+// Every record leaves here: its reason and the text around it carry what the
+// hand-in wrote (compiler output, what its program printed), made visible.
+Graded finished(Record r, const std::string& body, std::optional<nlohmann::json> report) {
+    r.reason = visible_line(r.reason);
+    std::string text = fmt::format("perflab grader: {}\nstatus: {}\nreason: {}\n", visible_line(r.id), status_id(r.status),
+                                   r.reason);
     if (r.status == Status::ok || r.rotate_points > 0 || r.smooth_points > 0)
         text += fmt::format("points: rotate {:.1f}  smooth {:.1f}  total {:.1f}\n", r.rotate_points, r.smooth_points,
                             r.total);
-    if (!body.empty()) text += "\n" + body + (body.back() == '\n' ? "" : "\n");
-    return text;
+    if (!body.empty()) text += "\n" + visible_text(body) + (body.back() == '\n' ? "" : "\n");
+    return {std::move(r), std::move(text), std::move(report)};
 }
 
 // Removes the work directory whatever way grading ends.
@@ -49,7 +54,7 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
     } catch (const HandinError& e) {
         r.status = Status::unusable;
         r.reason = e.what();
-        return {r, feedback_text(r, ""), std::nullopt};
+        return finished(std::move(r), "", std::nullopt);
     }
     Built built;
     TrialSet set;
@@ -58,7 +63,7 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
         if (built.failure) {
             r.status = built.failure->status;
             r.reason = built.failure->reason;
-            return {r, feedback_text(r, built.log), std::nullopt};
+            return finished(std::move(r), built.log, std::nullopt);
         }
         std::vector<std::string> args{"-g", "-t"};
         // The run reads a copy: the grader's baseline file is never visible in a sandbox.
@@ -81,7 +86,7 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
         // The grader's own tools failed, not the hand-in: say so, and grade the rest.
         r.status = Status::internal_error;
         r.reason = std::string(e.what()) + " (not the hand-in's fault: run the batch again once fixed, which regrades it)";
-        return {r, feedback_text(r, built.log), std::nullopt};
+        return finished(std::move(r), built.log, std::nullopt);
     }
     r.status = set.outcome.status;
     r.reason = set.outcome.reason;
@@ -104,7 +109,7 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
                             ? fmt::format("; {} within the trials' noise of a grade's edge", kernel_name(k))
                             : fmt::format("; {}'s trials spread more than {:.0f}%", kernel_name(k), 100 * kTrialAgreement);
     }
-    return {r, feedback_text(r, set.last_output), set.last_report};
+    return finished(std::move(r), set.last_output, set.last_report);
 }
 
 }  // namespace perflab::grader

@@ -9,6 +9,5 @@
 namespace perflab::grader {
 
 std::string gradebook_csv(const std::vector<Record>& records);
-std::string csv_field(const std::string& text);
 
 }  // namespace perflab::grader

@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "common/untrusted_text.hpp"
+
 namespace perflab::grader {
 
 Progress::Progress(std::FILE* out, std::size_t total) : out_(out), terminal_(isatty(fileno(out))), total_(total) {}
 
 void Progress::note(const std::string& line) {
-    fmt::print(out_, "{}{}\n", terminal_ ? "\r\033[K" : "", line);
+    // Every line here may carry a hand-in's text (its id, its reason): the
+    // terminal sees none of its control characters.
+    fmt::print(out_, "{}{}\n", terminal_ ? "\r\033[K" : "", visible_line(line));
     std::fflush(out_);
 }
 
@@ -34,7 +38,7 @@ void Progress::done(const std::string& id, const std::string& summary) {
         if (running_ > 0) --running_;
         else --pending_;
     }
-    last_ = id + ": " + summary;
+    last_ = visible_line(id + ": " + summary);
     if (!terminal_) {
         fmt::print(out_, "[{}/{}] {}\n", count_, total_, last_);
         std::fflush(out_);
