@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "grader/batch_resume.hpp"
+#include "grader/batch_state.hpp"
 #include "grader/grade.hpp"
 #include "grader/results_store.hpp"
 #include "grader_outputs.hpp"
@@ -150,6 +151,48 @@ TEST_CASE("a resume with other settings is refused; --force regrades under the n
     CHECK(records.at("alice")["total"] == records.at("carol")["total"]);
     CHECK(batch_json(dir)["settings_sha256"] != first["settings_sha256"]);
     CHECK_FALSE(batch_json(dir).contains("force_started_ns"));  // finished
+}
+
+TEST_CASE("a resume names the setting that changed, not one that only followed it", "[batch-integrity]") {
+    // --max-trials left at its default follows --trials: "trials" changed, and the
+    // name of max_trials (which holds "trials") once hid it.
+    CHECK(differing_settings({{"trials", 3}, {"max_trials", 6}}, {{"trials", 5}, {"max_trials", 10}}) == "trials");
+    CHECK(differing_settings({{"trials", 3}, {"max_trials", 6}}, {{"trials", 3}, {"max_trials", 9}}) == "max_trials");
+    CHECK(differing_settings({{"trials", 3}, {"max_trials", 4}}, {{"trials", 5}, {"max_trials", 10}}) ==
+          "max_trials, trials");
+}
+
+TEST_CASE("every instructor command refuses what does not exist or does not parse, in one line naming it",
+          "[batch-integrity]") {
+    const std::string dir = class_of("instructor-edges", {{"bob", "good"}});
+    fs::create_directories(dir + "/handins/bob");
+    fs::copy_file(test::fixture_handin("good"), dir + "/handins/bob/kernels.c");
+    // A typo in the file named: never the neighbour kernels.c graded in its place.
+    auto typo = test::run({repo("grader"), "autolab", dir + "/handins/bob/kernel.c", "--trials", "1"});
+    INFO(typo.out << typo.err);
+    CHECK(typo.status != 0);
+    CHECK(lines_of(typo.err) == 1);
+    CHECK_THAT(typo.err, Catch::Contains(dir + "/handins/bob/kernel.c"));
+    CHECK_THAT(typo.out, !Catch::Contains("status:"));
+    // A mistyped command is named, with the one it most likely meant.
+    auto misspelt = test::run({repo("grader"), "grdae", dir + "/handins", "--out", dir + "/out"});
+    CHECK(misspelt.status != 0);
+    CHECK(lines_of(misspelt.err) == 1);
+    CHECK_THAT(misspelt.err, Catch::Contains("'grdae'") && Catch::Contains("did you mean grade?"));
+    // Run by hand outside Gradescope's container, gradescope writes nowhere unasked.
+    if (!fs::exists("/autograder")) {
+        auto outside = test::run({repo("grader"), "gradescope"});
+        CHECK(outside.status != 0);
+        CHECK(lines_of(outside.err) == 1);
+        CHECK_THAT(outside.err, Catch::Contains("/autograder/submission") && Catch::Contains("not a Gradescope container"));
+        auto by_hand = test::run({repo("grader"), "gradescope", "--submission", dir + "/handins/bob.c", "--trials", "1",
+                                  "--driver-args", kQuickDriver});
+        INFO(by_hand.err);
+        CHECK(by_hand.status == 0);
+        CHECK_THAT(by_hand.out, Catch::Contains("status: ok"));
+        CHECK_THAT(by_hand.err, Catch::Contains("writing no results.json"));
+        CHECK_FALSE(fs::exists("/autograder"));
+    }
 }
 
 TEST_CASE("a hand-in changed since graded is regraded, one gone keeps its grade and is named, old records are kept",

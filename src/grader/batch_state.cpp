@@ -1,5 +1,6 @@
 #include "batch_state.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <regex>
@@ -101,15 +102,22 @@ BatchState read_batch_state(const std::string& out_dir) {
 }
 
 std::string differing_settings(const json& a, const json& b) {
-    std::string names;
+    // max_trials left at its default follows trials: it changed because trials did.
+    auto follows_trials = [](const json& s) {
+        return s.contains("trials") && s.contains("max_trials") && s["max_trials"] == 2 * s["trials"].get<int>();
+    };
+    std::vector<std::string> names;
     auto add = [&](const std::string& key) {
-        if (names.find(key) == std::string::npos) names += (names.empty() ? "" : ", ") + key;
+        if (key == "max_trials" && follows_trials(a) && follows_trials(b)) return;
+        if (std::find(names.begin(), names.end(), key) == names.end()) names.push_back(key);
     };
     for (const auto& [key, value] : a.items())
         if (!b.contains(key) || b[key] != value) add(key);
     for (const auto& [key, value] : b.items())
         if (!a.contains(key)) add(key);
-    return names.empty() ? "unrecorded" : names;
+    std::string said;
+    for (const auto& n : names) said += (said.empty() ? "" : ", ") + n;
+    return said.empty() ? "unrecorded" : said;
 }
 
 void write_batch_json(const std::string& out_dir, json report, const BatchState& state) {

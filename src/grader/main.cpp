@@ -9,11 +9,14 @@
 
 #include "common/atomic_file.hpp"
 #include "common/cli_range.hpp"
+#include "common/closest_name.hpp"
+#include "common/untrusted_text.hpp"
 #include "common/scratch_dir.hpp"
 #include "batch.hpp"
 #include "platforms.hpp"
 #include "common/sandbox.hpp"
 #include "policy_calibration.hpp"
+#include "settings_check.hpp"
 #include "slurm.hpp"
 #include "slurm_options.hpp"
 #include "static_checks.hpp"
@@ -147,12 +150,15 @@ int run(int argc, char** argv) {
     std::string autolab_kernels;
     std::optional<std::string> autolab_baseline;
     auto* autolab = app.add_subcommand("autolab", "Grade one kernels.c; the last line is Autolab's score JSON");
-    autolab->add_option("KERNELS", autolab_kernels, "The hand-in: kernels.c, TEAM-kernels.c or handin.tar (any name)")->required();
+    // Named by hand, so it must exist: a typo never grades a neighbour in its directory.
+    autolab->add_option("KERNELS", autolab_kernels, "The hand-in: kernels.c, TEAM-kernels.c or handin.tar (any name)")
+        ->required()->check(CLI::ExistingPath);
     autolab->add_option("--baseline", autolab_baseline, "A fixed baseline TOML")->option_text("FILE");
     add_common(*autolab, autolab_opts);
 
     Common gs_opts;
-    std::string gs_submission = "/autograder/submission", gs_results = "/autograder/results/results.json";
+    const std::string gs_container = "/autograder/submission";
+    std::optional<std::string> gs_submission, gs_results;
     std::optional<std::string> gs_baseline;
     auto* gradescope = app.add_subcommand("gradescope", "Grade a Gradescope submission into results.json");
     gradescope->add_option("--submission", gs_submission, "The hand-in: kernels.c, TEAM-kernels.c, handin.tar, or a directory holding one (default /autograder/submission)");
@@ -161,7 +167,21 @@ int run(int argc, char** argv) {
     add_common(*gradescope, gs_opts);
 
     auto* check = app.add_subcommand("check-sandbox", "Say whether untrusted code can be sandboxed here (exit 0) or why not (exit 1)");
+    std::optional<std::string> check_perflab;
+    check->add_option("--perflab", check_perflab, "perflab directory (or $PERFLAB_HOME)")->option_text("DIR");
 
+    // CLI11 takes an unknown first word for a stray argument ("a subcommand is required").
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); }))
+        names.push_back(sub->get_name());
+    if (argc > 1 && argv[1][0] != '-' && argv[1] != std::string("slurm-task") &&
+        std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+        const auto meant = closest_name(argv[1], names);
+        std::fprintf(stderr, "grader: no command '%s'%s; the commands are %s\n", visible_line(argv[1]).c_str(),
+                     meant ? fmt::format(": did you mean {}?", *meant).c_str() : "",
+                     fmt::format("{}", fmt::join(names, ", ")).c_str());
+        return 1;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {
@@ -176,6 +196,19 @@ int run(int argc, char** argv) {
     if (*check) {
         if (auto why = sandbox_unavailable_reason()) {
             std::fprintf(stderr, "sandbox unavailable: %s\n", why->c_str());
+            return 1;
+        }
+        // What a batch does before its first hand-in, in the sandbox as a batch does it:
+        // the driver's libraries listed (ldd), a trusted host linked, the driver's
+        // hosts started with the default settings.
+        try {
+            GradeSettings defaults;
+            defaults.layout = find_layout(check_perflab);
+            library_symbols(defaults.layout.driver);
+            const ScratchDir work("perflab-check-sandbox");
+            check_settings(defaults, std::nullopt, work.file("settings-check"));
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "sandbox unusable for grading: %s\n", e.what());
             return 1;
         }
         std::printf("sandbox ok: %s, programs run as uid %u outside and 65534 inside\n", bwrap_path().c_str(),
@@ -235,12 +268,25 @@ int run(int argc, char** argv) {
         std::puts(autolab_line(g.record).c_str());
         return 0;
     }
+    // Run by hand outside Gradescope's container, its defaults would write as root
+    // into a /autograder of the instructor's machine: only where asked.
+    const bool in_container = fs::exists(gs_container);
+    if (!in_container && !gs_submission)
+        throw std::runtime_error(fmt::format("no {}: this is not a Gradescope container; give --submission FILE "
+                                             "(and --results FILE to write results.json)",
+                                             gs_container));
+    if (!in_container && !gs_results)
+        std::fprintf(stderr, "grader: not a Gradescope container (no %s): writing no results.json; "
+                     "give --results FILE to write one\n", gs_container.c_str());
     finish_common(gs_opts);
+    const std::optional<std::string> results =
+        gs_results ? gs_results : in_container ? std::optional<std::string>("/autograder/results/results.json") : std::nullopt;
     // Before grading, so a place results.json cannot go stops the run at once. Absolute:
     // a bare results.json has a parent, the working directory, that needs no creating.
-    fs::create_directories(fs::absolute(gs_results).parent_path());
-    Graded g = grade_single(gs_submission, gs_opts, gs_baseline);
-    write_file_atomically(gs_results, gradescope_results(g.record, gs_opts.grade.policy, g.feedback).dump(2) + "\n");
+    if (results) fs::create_directories(fs::absolute(*results).parent_path());
+    Graded g = grade_single(gs_submission.value_or(gs_container), gs_opts, gs_baseline);
+    if (results)
+        write_file_atomically(*results, gradescope_results(g.record, gs_opts.grade.policy, g.feedback).dump(2) + "\n");
     std::fputs(g.feedback.c_str(), stdout);
     return 0;
 }

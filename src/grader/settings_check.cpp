@@ -21,7 +21,9 @@ void check_settings(const GradeSettings& grade, const std::optional<std::string>
     // --check-options stops once the options, the baseline and the policy are read and
     // the baseline matched to the dimensions: every check a hand-in's run would fail
     // on, and no timing.
-    argv.insert(argv.end(), {"-g", "-t", "--policy", policy, "--check-options"});
+    // --sandbox: the hosts start as a hand-in's will, so a sandbox that cannot reach
+    // them stops the batch here rather than failing every hand-in.
+    argv.insert(argv.end(), {"-g", "-t", "--policy", policy, "--check-options", "--sandbox"});
     if (fixed_baseline) argv.insert(argv.end(), {"--baseline", std::filesystem::absolute(*fixed_baseline).string()});
     argv.insert(argv.end(), grade.driver_args.begin(), grade.driver_args.end());
     Finished f = spawn(command(argv, grade.sandbox.wall_seconds));
