@@ -12,6 +12,8 @@
 #include <archive_entry.h>
 #include <memory>
 
+#include "common/untrusted_text.hpp"
+
 namespace perflab::grader {
 namespace fs = std::filesystem;
 namespace {
@@ -75,19 +77,50 @@ bool is_kernels_member(const std::string& member) {
     return !is_apple_double(member) && (file == kKernels || ends_with(file, std::string("-") + kKernels));
 }
 
+using ArchiveReader = std::unique_ptr<archive, decltype(&archive_read_free)>;
+
+// The archive's bytes as tar reads them (gunzipped), all of them, headers included,
+// or a refusal once they pass the cap. Read as one raw stream before any tar header
+// is parsed: the tar reader of libarchive takes a chain of GNU long-name headers in
+// one call, holding and inflating every one of them (a 4 MB upload made 3.9 GiB),
+// so no limit checked between its entries bounds it.
+std::string inflated(const std::string& path, const std::string& name, const HandinError& unreadable) {
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec) throw unreadable;
+    if (size > kMaxArchiveBytes)
+        throw HandinError(fmt::format("{} is over {} MiB: pack only kernels.c", name, kMaxArchiveBytes >> 20));
+    ArchiveReader a(archive_read_new(), archive_read_free);
+    archive_read_support_filter_gzip(a.get());
+    archive_read_support_format_raw(a.get());
+    archive_entry* e = nullptr;
+    if (archive_read_open_filename(a.get(), path.c_str(), 64 * 1024) != ARCHIVE_OK ||
+        archive_read_next_header(a.get(), &e) != ARCHIVE_OK)
+        throw unreadable;
+    std::string bytes;
+    std::vector<char> block(64 * 1024);
+    for (la_ssize_t n; (n = archive_read_data(a.get(), block.data(), block.size())) != 0;) {
+        if (n < 0) throw unreadable;
+        if (bytes.size() + std::size_t(n) > kMaxArchiveBytes)
+            throw HandinError(fmt::format("{} expands to over {} MiB: pack only kernels.c", name, kMaxArchiveBytes >> 20));
+        bytes.append(block.data(), std::size_t(n));
+    }
+    return bytes;
+}
+
 // Read in this process with libarchive: no tar program ever sees a member name (a
 // name like `--to-command=sh` is data here, never an option), nothing is unpacked
 // onto the disk, and only the one kernels member's bytes are kept.
 std::string from_archive(const Handin& h) {
-    const std::string name = fs::path(h.path).filename().string();
-    std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
-    archive_read_support_filter_gzip(a.get());
-    archive_read_support_format_tar(a.get());
+    const std::string name = visible_line(fs::path(h.path).filename().string());
     const HandinError unreadable(fmt::format("{} is not a readable tar archive: upload a .tar or .tar.gz made with tar", name));
-    if (archive_read_open_filename(a.get(), h.path.c_str(), 64 * 1024) != ARCHIVE_OK) throw unreadable;
+    const std::string tar = inflated(h.path, name, unreadable);
+    ArchiveReader a(archive_read_new(), archive_read_free);
+    archive_read_support_format_tar(a.get());
+    if (archive_read_open_memory(a.get(), tar.data(), tar.size()) != ARCHIVE_OK) throw unreadable;
     std::vector<std::string> found;
     std::string text;
-    std::size_t expanded = 0, entries = 0;
+    std::size_t entries = 0;
     std::vector<char> block(64 * 1024);
     archive_entry* e = nullptr;
     for (int rc; (rc = archive_read_next_header(a.get(), &e)) != ARCHIVE_EOF;) {
@@ -97,20 +130,17 @@ std::string from_archive(const Handin& h) {
         const char* path = archive_entry_pathname(e);
         std::string member = path ? path : "";
         if (escapes(member))
-            throw HandinError(fmt::format("{} holds '{}', a path outside the archive: pack only your files", name, member));
+            throw HandinError(fmt::format("{} holds '{}', a path outside the archive: pack only your files", name,
+                                          visible_line(member)));
         bool kernels = is_kernels_member(member);
         if (kernels) {
-            found.push_back(member);
+            found.push_back(visible_line(member));
             // A symlink, a hard link or a device never becomes the source.
             if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e) != nullptr)
-                throw HandinError(fmt::format("{}: {} is not a regular file: pack the file itself", name, member));
+                throw HandinError(fmt::format("{}: {} is not a regular file: pack the file itself", name, found.back()));
         }
-        // Every byte is counted, kept or not: a small archive may expand without end.
         for (la_ssize_t n; (n = archive_read_data(a.get(), block.data(), block.size())) != 0;) {
             if (n < 0) throw unreadable;
-            expanded += std::size_t(n);
-            if (expanded > kMaxArchiveBytes)
-                throw HandinError(fmt::format("{} expands to over {} MiB: pack only kernels.c", name, kMaxArchiveBytes >> 20));
             if (kernels && found.size() == 1 && text.size() <= kMaxSourceBytes) text.append(block.data(), std::size_t(n));
         }
     }
@@ -176,7 +206,7 @@ std::vector<Handin> discover_handins(const std::string& dir, const std::string& 
     // Said, not dropped: a student whose file is skipped would otherwise get no grade
     // and no record saying why.
     auto skip = [&](const fs::path& p, const std::string& why) {
-        if (notes) std::fprintf(notes, "grader: skipped %s: %s\n", p.string().c_str(), why.c_str());
+        if (notes) std::fprintf(notes, "grader: skipped %s: %s\n", visible_line(p.string()).c_str(), why.c_str());
     };
     for (const auto& e : it) {
         if (e.path().filename().string()[0] == '.') continue;
