@@ -22,12 +22,12 @@ std::string last_line_containing(const std::string& text, const std::string& nee
     return found;
 }
 
-std::string last_nonempty_line(const std::string& text) {
-    std::istringstream in(text);
-    std::string found;
-    for (std::string line; std::getline(in, line);)
-        if (!line.empty()) found = line;
-    return found;
+// A report member, or null when the report lacks it (a const json has no safe operator[]).
+const json& member(const json& object, const char* key) {
+    static const json null;
+    if (!object.is_object()) return null;
+    auto it = object.find(key);
+    return it == object.end() ? null : *it;
 }
 
 // A run that ended without a report: say how, in the student's terms.
@@ -48,13 +48,19 @@ Outcome judge_ending(const DriverRun& run, const SandboxSettings& sandbox) {
     }
     if (f.exit_code == 2 && f.output.find("out of memory") != std::string::npos)
         return {Status::out_of_memory, fmt::format("the driver ran out of memory within the {} MiB limit: allocate less", mib)};
-    // The driver itself says when kernels.c's constructors or registration failed.
+    // The driver says on the report channel, which the host cannot reach, when the
+    // kernels file's constructors or registration failed; the output the host shares
+    // is never read for it.
     if (f.exit_code == kExitHostTimedOut || f.exit_code == kExitHostFailed) {
-        const std::string line = last_nonempty_line(f.output);
-        const std::string why = line.substr(line.find(": ") + 2);
-        if (f.exit_code == kExitHostTimedOut) return {Status::timeout, why};
-        // The host's seccomp filter killed a constructor's forbidden system call.
-        return {why.find("SIGSYS") != std::string::npos ? Status::forbidden : Status::crashed, why};
+        static const json no_report;
+        const json& failure = member(run.report ? *run.report : no_report, "host_failure");
+        const json& status = member(failure, "status");
+        const json& reason = member(failure, "reason");
+        if (status.is_string() && reason.is_string()) {
+            const std::string s = status.get<std::string>();
+            return {s == "timeout" ? Status::timeout : s == "forbidden" ? Status::forbidden : Status::crashed,
+                    reason.get<std::string>()};
+        }
     }
     if (f.signal == SIGSYS)
         return {Status::forbidden, "the program made a system call the sandbox forbids (it was killed by seccomp): "
@@ -66,16 +72,10 @@ Outcome judge_ending(const DriverRun& run, const SandboxSettings& sandbox) {
         return {Status::crashed, fmt::format("the program died of {} outside a kernel call (before main, or after a kernel "
                                              "corrupted the driver's memory): check constructors and out-of-bounds writes",
                                              signal_name(f.signal))};
-    return {Status::internal_error, fmt::format("the driver exited with status {} without a report: {}", f.exit_code,
-                                                last_nonempty_line(f.output))};
-}
-
-// A report member, or null when the report lacks it (a const json has no safe operator[]).
-const json& member(const json& object, const char* key) {
-    static const json null;
-    if (!object.is_object()) return null;
-    auto it = object.find(key);
-    return it == object.end() ? null : *it;
+    // Quoted for the instructor, never read: the host shares the stream it is on.
+    return {Status::internal_error, fmt::format("the driver exited with status {} without a report; its output ended "
+                                                "\"{}\"",
+                                                f.exit_code, last_line_containing(f.output, ""))};
 }
 
 Status status_of_failure(const std::string& kind, const std::string& error) {
@@ -175,21 +175,32 @@ bool enough_trials(const ScoringPolicy& policy, const std::vector<double>& rotat
 TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
                     const SandboxSettings& sandbox, const ScoringPolicy& policy, TrialBudget budget) {
     TrialSet set;
+    set.rotate.correct = set.smooth.correct = true;  // until a trial says otherwise
     std::vector<double> rotate, smooth;
-    auto enough = [&](int done) { return enough_trials(policy, rotate, smooth, done, budget); };
+    // A kernel that failed any trial earns nothing, so only the others' trials
+    // count: a failed kernel's grade is settled.
+    auto enough = [&](int done) {
+        return enough_trials(policy, set.rotate.correct ? rotate : std::vector<double>{},
+                             set.smooth.correct ? smooth : std::vector<double>{}, done, budget);
+    };
+    std::optional<Outcome> first_failure;
+    // Every kernel that earns points earns them from as many trials as the batch's
+    // other hand-ins get, whatever happened to the other kernel: a trial in which
+    // one kernel crashed goes on for the one that did not.
     for (int i = 0; !enough(i); ++i) {
         DriverRun run = run_sandboxed(driver, args, cwd, sandbox);
         Trial t = judge(run, sandbox);
         set.trials = i + 1;
         set.last_output = run.finished.output;
         set.last_report = run.report;
-        set.outcome = t.outcome;
-        set.rotate.correct = t.rotate.correct;
-        set.smooth.correct = t.smooth.correct;
+        if (t.outcome.status != Status::ok && !first_failure) first_failure = t.outcome;
+        set.rotate.correct = set.rotate.correct && t.rotate.correct;
+        set.smooth.correct = set.smooth.correct && t.smooth.correct;
         if (t.rotate.correct) rotate.push_back(t.rotate.speedup);
         if (t.smooth.correct) smooth.push_back(t.smooth.speedup);
-        if (t.outcome.status != Status::ok) break;
+        if (!set.rotate.correct && !set.smooth.correct) break;
     }
+    set.outcome = first_failure.value_or(Outcome{Status::ok, "graded"});
     set.rotate.speedup = set.rotate.correct ? median(rotate) : 0;
     set.smooth.speedup = set.smooth.correct ? median(smooth) : 0;
     if (set.rotate.correct && !grade_settled(policy.rotate, rotate)) set.unsettled.push_back(Kernel::rotate);

@@ -74,7 +74,9 @@ struct TrialBudget {
 bool enough_trials(const ScoringPolicy& policy, const std::vector<double>& rotate, const std::vector<double>& smooth,
                    int done, TrialBudget budget);
 
-// Stops at the first trial that is not ok: repeating a crash only costs time.
+// A kernel that fails a trial earns nothing; the trials go on for the other as for
+// any hand-in, and stop once neither can earn (repeating a crash only costs time).
+// The outcome is the first trial's that was not ok.
 TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
                     const SandboxSettings& sandbox, const ScoringPolicy& policy, TrialBudget budget);
 

@@ -5,12 +5,14 @@
 // a baseline) or explain (diagnose). Reports only read results; they are fed by
 // the runner's observer through one Reporter interface.
 #include <unistd.h>
+#include <csignal>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "common/affinity.hpp"
@@ -74,9 +76,10 @@ std::pair<HostLaunch, HostLaunch> host_launches(const Options& opt) {
         if (opt.sandbox) {
             SandboxSpec box;
             box.kind = SandboxKind::kernel_host;
-            box.read_only = {std::filesystem::absolute(l->executable).parent_path().string()};
-            box.tmpfs_bytes = 1u << 20;
             l->executable = std::filesystem::absolute(l->executable).string();
+            // The host alone, handed over: nothing beside it, and no path it must walk.
+            box.read_only_files = {l->executable};
+            box.tmpfs_bytes = 1u << 20;
             l->sandbox = box;
         }
     }
@@ -141,6 +144,17 @@ std::optional<int> prepare(Session& s) {
             for (const auto& warning : s.registry.warnings()) std::fprintf(stderr, "%s: %s\n", argv0, warning.c_str());
     } catch (const HostStartError& e) {
         fail(argv0, e.what());
+        // The grader learns how the kernels file failed from the report channel, which
+        // the host cannot reach, never from the text the host shares stderr with.
+        if (opt.json_path) {
+            const char* status = e.timed_out ? "timeout" : e.signal == SIGSYS ? "forbidden" : "crashed";
+            try {
+                write_file_atomically(*opt.json_path,
+                                      nlohmann::json{{"host_failure", {{"status", status}, {"reason", e.what()}}}}.dump());
+            } catch (const std::exception& w) {
+                fail(argv0, w.what());
+            }
+        }
         return e.timed_out ? kExitHostTimedOut : kExitHostFailed;
     } catch (const HostError& e) {
         return fail(argv0, e.what());

@@ -19,7 +19,7 @@ std::string CallOutcome::describe() const {
         case Kind::exited: return fmt::format("ended the program (exit status {}) instead of returning", exit_code);
         case Kind::tampered:
             return "changed the kernel host's own memory or what it reports about a call (the reads it makes "
-                   "before every call): kernels.c may only compute dst";
+                   "before every call), or ran between calls: kernels.c may only compute dst, while it is called";
         case Kind::signalled:
             if (signal == SIGSEGV || signal == SIGBUS)
                 return fmt::format("crashed with {} (bad memory access at {})", signal_name(signal), fault_address);

@@ -28,9 +28,17 @@ KernelHost& KernelHosts::running(std::unique_ptr<KernelHost>& host, const HostLa
 }
 
 KernelHost& KernelHosts::student() {
-    KernelHost& host = running(student_, student_launch_);
-    if (!first_registration_) first_registration_ = host.registration();
-    return host;
+    try {
+        KernelHost& host = running(student_, student_launch_);
+        if (!first_registration_) first_registration_ = host.registration();
+        return host;
+    } catch (const HostStartError& e) {
+        // Started again after a kernel's failure, a kernels file's constructors may
+        // fail where they did not at first (they can tell a restart): that fails the
+        // variant being measured, not the driver.
+        if (first_registration_) throw HostDied(e.what(), e.timed_out);
+        throw;
+    }
 }
 
 KernelHost& KernelHosts::reference() { return running(reference_, reference_launch_); }

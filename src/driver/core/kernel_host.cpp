@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "common/proc_stat.hpp"
+#include "common/untrusted_text.hpp"
 #include "common/utf8.hpp"
 #include "defs.h"
 #include "host/host_protocol.h"
@@ -42,7 +43,8 @@ HostText text_of(const perflab_host_text& t) {
     out.cut = out.present && t.cut != 0;
     if (!out.present) return out;
     std::string_view bytes(t.text, strnlen(t.text, sizeof t.text));
-    out.text = valid_utf8(out.cut ? without_cut_character(bytes) : bytes);
+    // Descriptions and team names reach terminals, reports and pages: one line each.
+    out.text = visible_line(out.cut ? without_cut_character(bytes) : bytes);
     return out;
 }
 
@@ -71,7 +73,12 @@ KernelHost::KernelHost(HostLaunch launch) : launch_(std::move(launch)) {}
 std::unique_ptr<KernelHost> KernelHost::start(const HostLaunch& launch) {
     std::unique_ptr<KernelHost> host(new KernelHost(launch));
     host->spawn();
-    host->read_registration();
+    try {
+        host->read_registration();
+    } catch (const HostDied& e) {
+        // Gone as it answered (its clock unreadable): it never got to its kernels.
+        throw HostStartError(e.what(), e.timed_out);
+    }
     return host;
 }
 
@@ -174,13 +181,16 @@ void KernelHost::spawn() {
         if (!program) {
             // A host that died at once (a constructor killed by the seccomp filter) has
             // taken the sandbox's init with it: that is the kernels file's failure.
-            if (waitpid(child_, &child_status_, WNOHANG) == child_) {
+            // The sandbox started (bwrap named its init), and bwrap ends soon after its
+            // program: wait for it before blaming the sandbox.
+            if (init > 0 && reap_within(2000)) {
                 alive_ = false;
                 refuse_stale_build();
+                const CallOutcome death = death_outcome();
                 throw HostStartError(fmt::format("the kernel host {} before its functions were registered: fix "
                                                  "kernels.c's constructors",
-                                                 death_outcome().describe()),
-                                     false);
+                                                 death.describe()),
+                                     false, death.signal);
             }
             kill_host();
             throw HostError("the sandbox did not start the kernel host: run 'grader check-sandbox' to see why");
@@ -194,16 +204,17 @@ void KernelHost::read_registration() {
     Wait w = wait_reply(1, launch_.start_seconds);
     if (w != Wait::replied) {
         if (w == Wait::died) refuse_stale_build();
+        const CallOutcome death = w == Wait::died ? death_outcome() : CallOutcome{};
         std::string why = w == Wait::timed_out
                               ? fmt::format("did not finish registering its functions within {} s (an endless loop in a "
                                             "constructor or a register_*_functions call?)",
                                             launch_.start_seconds)
-                              : death_outcome().describe() + " before its functions were registered";
+                              : death.describe() + " before its functions were registered";
         kill_host();
         throw HostStartError(fmt::format("the kernel host {}: fix kernels.c's register_rotate_functions, "
                                          "register_smooth_functions and any constructors",
                                          why),
-                             w == Wait::timed_out);
+                             w == Wait::timed_out, death.signal);
     }
     const perflab_host_control& c = *control_;
     for (int i = 0; i < 5; ++i) registration_.team[i] = text_of(c.team[i]);
@@ -256,32 +267,69 @@ KernelHost::Wait KernelHost::sleep_until_reply(std::uint32_t target, Clock::time
 
 KernelHost::Wait KernelHost::command(unsigned timeout_seconds) {
     if (!alive_) return Wait::died;
+    // A host that ended since its reply (killed by its filter, say) died: its end
+    // takes CPU time (a core dump) that is no work between commands.
+    if (launch_.untrusted && waitpid(child_, &child_status_, WNOHANG) == child_) {
+        alive_ = false;
+        return Wait::died;
+    }
+    // Between a reply and the next command a host has nothing to do but wait: work
+    // there is charged to no call, and time spent there is the grader's. (A host
+    // cannot sleep there unseen: its seccomp filter allows no timed wait.) The
+    // allowance covers the few instructions from its reply to its futex wait when
+    // the settled reading came while it was runnable but not running.
+    constexpr std::uint64_t kAwakeAllowanceNs = 2'000'000;
+    if (launch_.untrusted && (awake_after_reply_ || cpu_ns() - last_cpu_ns_ > kAwakeAllowanceNs)) {
+        // Unless it was dying: a host its filter kills runs on through its signal's end
+        // (bwrap, which this waits for, follows it out; seconds on a loaded machine).
+        if (reap_within(2000)) {
+            alive_ = false;
+            return Wait::died;
+        }
+        return Wait::awake;
+    }
     control_->status = 0;
     std::uint32_t request = __atomic_add_fetch(&control_->request, 1, __ATOMIC_RELEASE);
     futex(&control_->request, FUTEX_WAKE, 1);
     return wait_reply(request, timeout_seconds);
 }
 
-std::uint64_t KernelHost::settled_cpu_ns() const {
+std::uint64_t KernelHost::settled_cpu_ns() {
     // The host shares the driver's CPU, and a reply that wakes the driver (after a call
     // that outlasted wait_reply's yield) lets it run before the host is back asleep:
     // the host's last steps would then be charged to the next command, by a varying
     // amount. Yield to it until it sleeps, so that every reading falls at the same
-    // point of its loop. (A host that never sleeps is charged its spinning anyway; the
-    // bound only keeps the driver from waiting on it.)
-    for (int i = 0; i < 1000; ++i) {
+    // point of its loop. (A host that never sleeps is charged its spinning up to the
+    // bound, and its next command fails: see command().)
+    bool asleep = false;
+    for (int i = 0; i < 1000 && !asleep; ++i) {
         const auto stat = read_proc_stat(host_pid_);
-        if (!stat || stat->state != 'R') break;
-        sched_yield();
+        asleep = !stat || stat->state != 'R';
+        if (!asleep) sched_yield();
     }
+    // An honest host is asleep a few instructions after its reply; one still running
+    // after a thousand turns of this CPU is at work between commands (command()).
+    if (!asleep) awake_after_reply_ = true;
     return cpu_ns();
 }
 
-std::uint64_t KernelHost::cpu_ns() const {
+std::uint64_t KernelHost::cpu_ns() {
     clockid_t id;
     timespec ts{};
-    if (clock_getcpuclockid(host_pid_, &id) != 0 || clock_gettime(id, &ts) != 0)
-        throw HostError(fmt::format("cannot read the kernel host's CPU-time clock: {}", std::strerror(errno)));
+    if (clock_getcpuclockid(host_pid_, &id) != 0 || clock_gettime(id, &ts) != 0) {
+        const int error = errno;
+        if (!launch_.untrusted)
+            throw HostError(fmt::format("cannot read the kernel host's CPU-time clock: {}", std::strerror(error)));
+        // Its clock goes with the process: a host that ended by itself after a reply
+        // (a kernel that answered for the host, then exited).
+        alive_ = !reap_within(1000);
+        const std::string how = death_outcome().describe();
+        kill_host();
+        throw HostDied(fmt::format("after its reply, outside a call, the kernel host {}: kernels.c's functions must "
+                                   "return, never end the program",
+                                   how),
+                       false);
+    }
     return std::uint64_t(ts.tv_sec) * 1'000'000'000u + std::uint64_t(ts.tv_nsec);
 }
 
@@ -362,12 +410,14 @@ void KernelHost::layout(int dim) {
             !sent && !dead ? "closed the socket they come through: kernels.c must not close descriptors it did not open"
             : w == Wait::died      ? death_outcome().describe() + ": see what kernels.c's threads or handlers do"
             : w == Wait::timed_out ? std::string("stopped answering: see what kernels.c's threads or handlers do")
+            : w == Wait::awake     ? std::string("ran between two commands, where it may only wait: kernels.c's code "
+                                                 "runs only while the driver calls it")
             : launch_.untrusted    ? std::string("could not map them, its address space filled by what kernels.c "
                                                  "allocates or maps: free what kernels.c allocates")
                                    : std::string("could not map them: use smaller --dims");
         kill_host();
         const std::string what = fmt::format("the kernel host could not take {0}x{0} images: it {1}", dim, why);
-        if (launch_.untrusted && host_at_fault) throw HostDied(what, w == Wait::timed_out);
+        if (launch_.untrusted && host_at_fault) throw HostDied(what, w == Wait::timed_out, w == Wait::awake);
         throw HostError(what);
     }
     dim_ = dim;
@@ -419,7 +469,9 @@ std::uint64_t KernelHost::first_words() const {
 
 CallOutcome KernelHost::failure(Wait w, unsigned timeout_seconds) {
     CallOutcome out;
-    if (w == Wait::timed_out) {
+    if (w == Wait::awake) {
+        out.kind = CallOutcome::Kind::tampered;
+    } else if (w == Wait::timed_out) {
         out.kind = CallOutcome::Kind::timed_out;
         out.timeout_seconds = timeout_seconds;
     } else {

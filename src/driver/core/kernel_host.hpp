@@ -37,16 +37,20 @@ struct HostError : std::runtime_error {
 // The kernels file's own code failed before any kernel could run: a constructor or
 // a register_*_functions call crashed, exited or never returned.
 struct HostStartError : HostError {
-    HostStartError(const std::string& what, bool timed_out) : HostError(what), timed_out(timed_out) {}
+    HostStartError(const std::string& what, bool timed_out, int signal = 0)
+        : HostError(what), timed_out(timed_out), signal(signal) {}
     bool timed_out;
+    int signal;  // the signal that ended it, when one did (SIGSYS: the seccomp filter)
 };
 
 // A host running a kernels file died or stopped answering outside a call, while
 // taking its images: the kernels file's failure (its threads or signal handlers),
 // which the runner reports as the variant's, not the driver's.
 struct HostDied : HostError {
-    HostDied(const std::string& what, bool timed_out) : HostError(what), timed_out(timed_out) {}
+    HostDied(const std::string& what, bool timed_out, bool tampered = false)
+        : HostError(what), timed_out(timed_out), tampered(tampered) {}
     bool timed_out;
+    bool tampered;  // it ran where it may only wait (see KernelHost::command)
 };
 
 struct HostLaunch {
@@ -152,12 +156,14 @@ private:
     void spawn();
     void read_registration();
     // Issues the command already filled in and waits for the reply.
-    enum class Wait { replied, died, timed_out };
+    // awake: the host's CPU clock ran between its last reply and this command.
+    enum class Wait { replied, died, timed_out, awake };
     Wait command(unsigned timeout_seconds);
     Wait wait_reply(std::uint32_t target, unsigned timeout_seconds);
     Wait sleep_until_reply(std::uint32_t target, std::chrono::steady_clock::time_point deadline);
-    std::uint64_t cpu_ns() const;
-    std::uint64_t settled_cpu_ns() const;
+    // A host that has ended is a kernels file's failure (HostDied) when it runs one.
+    std::uint64_t cpu_ns();
+    std::uint64_t settled_cpu_ns();
     std::uint64_t first_words() const;  // what the host must report as `touched`
     CallOutcome death_outcome();
     void refuse_stale_build();
@@ -179,6 +185,7 @@ private:
     int child_status_ = 0;
     bool alive_ = false;
     std::uint64_t last_cpu_ns_ = 0;
+    bool awake_after_reply_ = false;  // still running when settled_cpu_ns gave up waiting
     HostRegistration registration_;
     int dim_ = 0;
     RemoteImage src_, dst_;

@@ -129,7 +129,9 @@ VariantResult Runner::measure_variant(const KernelPlan& kp, const Variant& v, co
         vr.name = v.description;
         vr.correct = false;
         vr.failure.emplace();
-        vr.failure->kind = e.timed_out ? CheckFailure::Kind::timed_out : CheckFailure::Kind::crashed;
+        vr.failure->kind = e.tampered    ? CheckFailure::Kind::tampered
+                           : e.timed_out ? CheckFailure::Kind::timed_out
+                                         : CheckFailure::Kind::crashed;
         vr.failure->dim = dim;
         vr.failure->detail = e.what();
         return vr;
