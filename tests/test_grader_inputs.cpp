@@ -3,6 +3,8 @@
 // and the points every platform shows for one grade.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -103,6 +105,38 @@ TEST_CASE("make grader-bundle makes a deployment that grades a hand-in from anyw
             CHECK(setup.find(" " + pkg) != std::string::npos);
         }
     }
+}
+
+TEST_CASE("the grader works installed in a 0700 directory owned by root, which the sandbox cannot enter",
+          "[grader-inputs][sandbox]") {
+    if (geteuid() != 0) {
+        SUCCEED("not root: no root-owned directory to install into");
+        return;
+    }
+    auto made = test::run({"make", "-s", "-C", repo(""), "grader-bundle"});
+    INFO(made.out << made.err);
+    REQUIRE(made.status == 0);
+    // As /root or a home directory is: the sandbox's uid (65534) may not even pass through.
+    const std::string top = test::scratch_dir("grader-0700");
+    REQUIRE(test::sh("cp -a " + repo("build/grader-bundle/perflab") + " " + top + "/perflab").status == 0);
+    test::write_file(top + "/handins/alice.c", test::read_file(test::fixture_handin("good")));
+    REQUIRE(chown(top.c_str(), 0, 0) == 0);
+    fs::permissions(top, fs::perms::owner_all);
+    const std::string perflab = top + "/perflab";
+    // The work directories stay where the sandbox can reach them (docs/grader.md, Deploying).
+    const std::vector<std::string> env{"TMPDIR=/tmp"};
+
+    auto check = test::run({perflab + "/grader", "check-sandbox", "--perflab", perflab}, "", env);
+    INFO(check.out << check.err);
+    CHECK(check.status == 0);
+    CHECK_THAT(check.out, Catch::Contains("sandbox ok"));
+    auto graded = test::run({perflab + "/grader", "grade", top + "/handins", "--out", top + "/out", "--perflab", perflab,
+                             "--trials", "1", "--driver-args", kQuickDriver},
+                            "", env);
+    INFO(graded.err);
+    CHECK(graded.status == 0);
+    CHECK(records_by_id(top + "/out/results.jsonl")["alice"]["status"] == "ok");
+    fs::permissions(top, fs::perms(0755));  // for the scratch directory's cleanup by others
 }
 
 TEST_CASE("Gradescope and Autolab take the handout's handin.tar and TEAM-kernels.c, and never leave a hand-in ungraded",

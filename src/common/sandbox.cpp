@@ -60,7 +60,8 @@ void add_system(std::vector<std::string>& a) {
 }
 
 // Everything but the command: the namespaces, the file system, the environment.
-std::vector<std::string> bwrap_options(const SandboxSpec& spec, int seccomp_fd) {
+// `file_fds` are spec.read_only_files, opened, in their order.
+std::vector<std::string> bwrap_options(const SandboxSpec& spec, int seccomp_fd, const std::vector<int>& file_fds) {
     std::vector<std::string> a{bwrap_path(),
                                "--unshare-all",  // user, pid, net, ipc, uts, cgroup
                                "--unshare-user",
@@ -94,6 +95,8 @@ std::vector<std::string> bwrap_options(const SandboxSpec& spec, int seccomp_fd) 
         require_absolute(p, "read-only path");
         a.insert(a.end(), {"--ro-bind", p, p});
     }
+    for (std::size_t i = 0; i < file_fds.size(); ++i)
+        a.insert(a.end(), {"--perms", "0555", "--ro-bind-data", std::to_string(file_fds[i]), spec.read_only_files[i]});
     if (!spec.writable_dir.empty()) {
         require_absolute(spec.writable_dir, "writable directory");
         a.insert(a.end(), {"--bind", spec.writable_dir, spec.writable_dir});
@@ -115,7 +118,20 @@ SandboxCommand make_command(const SandboxSpec& spec, const std::vector<std::stri
     SandboxCommand c;
     int fd = seccomp_program_fd(spec.kind);
     c.inherited_fds.push_back(fd);
-    c.argv = bwrap_options(spec, fd);
+    std::vector<int> file_fds;
+    for (const auto& path : spec.read_only_files) {
+        require_absolute(path, "read-only file");
+        const int opened = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        // Numbered from 10 and inherited, as the seccomp program's descriptor is.
+        const int handed = opened < 0 ? -1 : fcntl(opened, F_DUPFD, 10);
+        const int error = errno;
+        if (opened >= 0) close(opened);
+        if (handed < 0)
+            throw SandboxUnavailable(fmt::format("cannot open '{}' to hand it to the sandbox: {}", path, std::strerror(error)));
+        c.inherited_fds.push_back(handed);
+        file_fds.push_back(handed);
+    }
+    c.argv = bwrap_options(spec, fd, file_fds);
     c.argv.push_back("--");
     c.argv.insert(c.argv.end(), argv.begin(), argv.end());
     return c;

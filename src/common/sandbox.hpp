@@ -32,6 +32,11 @@ enum class SandboxKind {
 struct SandboxSpec {
     SandboxKind kind = SandboxKind::kernel_host;
     std::vector<std::string> read_only;    // host paths visible read-only at the same path
+    // Files visible read-only (and executable) at the same path, handed over rather
+    // than reached: opened here with the caller's rights and given to bwrap on a
+    // descriptor, so the sandbox's uid never walks the path to them (an install
+    // directory it cannot enter, as /root or a 0700 home is, works as well).
+    std::vector<std::string> read_only_files;
     std::string writable_dir;              // visible read-write at the same path ("" = none)
     std::uint64_t tmpfs_bytes = 16u << 20; // private /tmp, size-limited
     std::vector<int> keep_fds;             // fds (besides 0,1,2) the program inherits

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "common/line_reader.hpp"
+#include "common/untrusted_text.hpp"
 #include "sandboxed.hpp"
 
 namespace perflab::grader {
@@ -62,14 +63,16 @@ UncheckableObject too_much(const std::string& tool) {
 void scan_tool(const std::vector<std::string>& argv, const std::function<void(std::string_view)>& on_line) {
     SandboxSpec box;
     box.kind = SandboxKind::compiler;
-    std::string file = argv.back();
-    if (file.rfind("/usr/", 0) != 0 && file.rfind("/lib", 0) != 0) box.read_only.push_back(std::filesystem::path(file).parent_path().string());
+    const std::string file = argv.back();
+    if (file.rfind("/usr/", 0) != 0 && file.rfind("/lib", 0) != 0) box.read_only_files.push_back(file);
     SpawnSpec spec = command(argv, kToolSeconds);
     spec.limits.address_space_bytes = 2ull << 30;
     spec.limits.cpu_seconds = kToolSeconds;
     // A line cut short would hide what follows it on that line: refused like a listing cut short.
+    std::string last_line;  // what a tool that fails said last: its own message
     LineReader lines(kToolLineBytes, [&](std::string_view line, bool cut) {
         if (cut) throw too_much(argv[0]);
+        if (!line.empty()) last_line = line;
         on_line(line);
     });
     std::size_t listed = 0;
@@ -83,9 +86,11 @@ void scan_tool(const std::vector<std::string>& argv, const std::function<void(st
     // check of part of its listing passed a syscall placed after 8 MB of movsb, and
     // one that ran out of time (200 MB of nops) was taken for a missing binutils.
     if (f.timed_out || f.signal == SIGXCPU) throw too_much(argv[0]);
-    if (!f.exited_ok())
-        throw std::runtime_error(fmt::format("{} failed on a compiled hand-in: install binutils", argv[0]));
     lines.finish();
+    if (!f.exited_ok())
+        throw std::runtime_error(fmt::format("{} {} on '{}': {}", argv[0], f.describe(), file,
+                                             !find_executable(argv[0]) ? "install binutils"
+                                                                       : "it said \"" + visible_line(last_line) + "\""));
 }
 
 // Each symbol of `nm -P` lines ("name type [value size]"), its name without a version.
