@@ -313,8 +313,20 @@ TEST_CASE("a handout with a baked-in baseline and policy scores with them", "[ha
     write_file(work + "/short-baseline.toml", "[rotate.cpe]\n64 = 1000.0\n\n[smooth.cpe]\n64 = 2000.0\n");
     auto refused = make_in(repo(""), {"handout", "HANDOUT_TAR=" + work + "/refused.tar",
                                       "BASELINE=" + work + "/short-baseline.toml"});
+    INFO(refused.err);
     CHECK(refused.status != 0);
-    CHECK(refused.err.find("has no rotate CPE for dimension 128") != std::string::npos);
+    CHECK(refused.err.find("BASELINE=" + work + "/short-baseline.toml") != std::string::npos);
+    CHECK(refused.err.find("128") != std::string::npos);
+    CHECK_FALSE(fs::exists(work + "/refused.tar"));
+    // A policy every student's ./driver would refuse is refused here, by the same code.
+    write_file(work + "/bad-policy.toml", "[rotate]\nmax_points = 50\ncurve = [[3.0, 0], [1.0, 50]]\n");
+    auto bad_policy = make_in(repo(""), {"handout", "HANDOUT_TAR=" + work + "/refused.tar",
+                                         "POLICY=" + work + "/bad-policy.toml"});
+    INFO(bad_policy.err);
+    CHECK(bad_policy.status != 0);
+    CHECK(bad_policy.err.find("make handout: the handout's ./driver would refuse POLICY=" + work + "/bad-policy.toml: ") !=
+          std::string::npos);
+    CHECK(bad_policy.err.find("curve") != std::string::npos);
     CHECK_FALSE(fs::exists(work + "/refused.tar"));
     write_file(work + "/grading-baseline.toml", "[rotate.cpe]\n64 = 1000.0\n128 = 1000.0\n256 = 1000.0\n512 = 1000.0\n\n"
                                                 "[smooth.cpe]\n64 = 2000.0\n128 = 2000.0\n256 = 2000.0\n512 = 2000.0\n");
