@@ -591,16 +591,59 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
         {"@HANDINS_DIR@", handins}, {"@OTHER_HANDIN@", handins + "/control_a.c"},
         {"@BASELINE@", dir + "/baseline.toml"}, {"@PORT@", std::to_string(listener.port)},
         {"HOSTILE_GADGET\n", test::read_file(repo("tests/fixtures/hostile/gadget.inc"))},
+        {"HOSTILE_CONTROL\n", test::read_file(repo("tests/fixtures/hostile/control_block.inc"))},
         {"HANDIN_COMMON\n", test::read_file(repo("tests/fixtures/handins/common.inc"))},
+        {"@ESC@", "\x1b"}, {"@BEL@", "\x07"}, {"@CR@", "\r"},
     };
+    // What a fixture must get, where its header says ("grader expects: status S, N points").
+    std::map<std::string, std::pair<std::string, double>> stated;
     std::vector<std::string> hostile;
     for (const auto& e : fs::directory_iterator(repo("tests/fixtures/hostile")))
         if (e.path().extension() == ".c") {
             hostile.push_back(e.path().stem().string());
-            test::write_file(handins + "/" + hostile.back() + ".c", substitute(test::read_file(e.path().string()), values));
+            const std::string text = test::read_file(e.path().string());
+            std::smatch expects;
+            if (std::regex_search(text, expects, std::regex(R"(grader expects: status ([a-z-]+), ([0-9.]+) points)")))
+                stated[hostile.back()] = {expects[1], std::stod(expects[2])};
+            test::write_file(handins + "/" + hostile.back() + ".c", substitute(text, values));
         }
     REQUIRE(hostile.size() >= 15);
+    REQUIRE(stated.size() >= 6);
     hostile.push_back("tar_option");
+    // A GNU long-name header bomb: 80 MiB of "././@LongLink" headers before kernels.c
+    // gzip to a few hundred KiB, and libarchive's tar reader takes a chain of them in
+    // one call: the grader inflated 3.9 GiB of them, uncounted, from a 4.2 MB upload.
+    {
+        std::string tar;
+        auto header = [&](const std::string& name, char type, std::size_t size) {
+            std::string h(512, '\0');
+            h.replace(0, name.size(), name);
+            h.replace(100, 7, "0000644");
+            h.replace(108, 7, "0000000");
+            h.replace(116, 7, "0000000");
+            h.replace(124, 11, fmt::format("{:011o}", size));
+            h.replace(136, 11, "00000000000");
+            h[156] = type;
+            h.replace(257, 8, std::string("ustar  \0", 8));
+            h.replace(148, 8, "        ");
+            unsigned sum = 0;
+            for (unsigned char c : h) sum += c;
+            h.replace(148, 7, fmt::format("{:06o}", sum) + '\0');
+            tar += h;
+        };
+        const std::size_t name_bytes = 1 << 20;
+        for (int i = 0; i < 80; ++i) {
+            header("././@LongLink", 'L', name_bytes);
+            tar += std::string(name_bytes, 'a');  // a multiple of 512: no padding
+        }
+        header("kernels.c", '0', good.size());
+        tar += good + std::string((512 - good.size() % 512) % 512, '\0') + std::string(1024, '\0');
+        test::write_file(dir + "/bomb.tar", tar);
+        REQUIRE(test::sh("gzip -c " + dir + "/bomb.tar > " + handins + "/tar_header_bomb.tgz && rm " + dir + "/bomb.tar")
+                    .status == 0);
+        hostile.push_back("tar_header_bomb");
+        stated["tar_header_bomb"] = {"unusable", 0};
+    }
 
     auto grade = [&](const std::string& in, const std::string& to) {
         // The grader's work directories under `dir` too, so a leftover process shows there.
@@ -654,6 +697,35 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
         INFO(id << ": " << records[id].dump());
         CHECK(records[id]["status"] == status);
     }
+    for (const auto& [id, expects] : stated) {
+        INFO(id << " (as its fixture states): " << records[id].dump());
+        CHECK(records[id]["status"] == expects.first);
+        CHECK(records[id]["total"].get<double>() == expects.second);
+    }
+    // The student's text reaches no output as it was: no control character acts on
+    // the instructor's terminal or in the files, no reason cell is a formula.
+    CHECK_THAT(records["escape_compile_error"]["reason"].get<std::string>(), Catch::Contains("\\x1b]52;c;"));
+    const std::string feedback_of_escape = test::read_file(out + "/feedback/escape_compile_error.txt");
+    for (const auto& [what, text] : std::map<std::string, std::string>{
+             {"stderr", batch.err}, {"gradebook.csv", test::read_file(out + "/gradebook.csv")},
+             {"results.jsonl", test::read_file(out + "/results.jsonl")}, {"feedback", feedback_of_escape}}) {
+        INFO(what);
+        CHECK(text.find('\x1b') == std::string::npos);
+        CHECK(text.find('\x07') == std::string::npos);
+    }
+    std::istringstream csv(test::read_file(out + "/gradebook.csv"));
+    for (std::string row; std::getline(csv, row);) {
+        // The reason is the eighth and last cell; the seven before it hold no comma.
+        std::size_t at = 0;
+        for (int comma = 0; comma < 7 && at != std::string::npos; ++comma) at = row.find(',', at + (comma > 0));
+        if (at == std::string::npos) continue;
+        const std::string cell = row.substr(at + 1);
+        const auto first = cell.find_first_not_of(" \"");
+        INFO(row);
+        if (first != std::string::npos) CHECK(std::string("=+-@").find(cell[first]) == std::string::npos);
+    }
+    CHECK_THAT(records["formula_stderr"]["reason"].get<std::string>(), Catch::StartsWith("the kernel host crashed"));
+    CHECK_THAT(records["tar_header_bomb"]["reason"].get<std::string>(), Catch::Contains("expands to over 64 MiB"));
     CHECK_THAT(records["include_devzero"]["reason"].get<std::string>(), Catch::Contains("/dev/zero"));
     CHECK_THAT(records["incbin_secret"]["reason"].get<std::string>(), Catch::Contains("not found"));
     CHECK_THAT(records["fill_address_space"]["reason"].get<std::string>(), Catch::Contains("what kernels.c allocates"));
