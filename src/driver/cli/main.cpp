@@ -271,12 +271,18 @@ int explain_mode(Session& s) {
             for (const auto& k : data.kernels) run.kernels.push_back(k.result);
             score_run(run, s.policy);
             // Points are for what a run of the driver would time: a function only
-            // --explain timed (unregistered, the oracle, a reference) earns none.
-            for (std::size_t k = 0; k < data.kernels.size(); ++k)
+            // --explain timed (unregistered, the oracle, a reference) earns none, and
+            // none at all unless --dims were given: the grade is the lab's dimensions',
+            // not --explain's one comparison dimension.
+            const bool grade_dims = s.opt.dims_chosen;
+            if (!grade_dims) run.total_points.reset();
+            for (std::size_t k = 0; k < data.kernels.size(); ++k) {
+                if (!grade_dims) run.kernels[k].points.reset();
                 for (std::size_t i = 0; i < run.kernels[k].variants.size(); ++i) {
                     auto& v = run.kernels[k].variants[i];
-                    if (!v.graded && !data.kernels[k].registered(i)) v.points.reset();
+                    if (!grade_dims || (!v.graded && !data.kernels[k].registered(i))) v.points.reset();
                 }
+            }
             write_file_atomically(*s.opt.html_path, run_page({json_report(run), explain, std::nullopt, std::nullopt}));
         }
     } catch (const std::exception& e) {

@@ -196,6 +196,10 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
     std::uint64_t divisions = 0, calls = 0;
     bool in_call = false, done_call = false, after_call = false;
     long depth = 0;
+    // Inside pthread_create (from this depth on): the allocations it makes are
+    // glibc's for the new thread, not the kernel's, so its callees are not counted.
+    long thread_start_depth = -1;
+    std::unordered_map<std::uint64_t, bool> starts_thread;
     auto take = [&](std::string_view line, bool) {
         // A chunk holds many lines: those after the call's return are not its.
         if (done_call || line.size() < 4 || line[0] == '=') return;
@@ -207,13 +211,22 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
                 if (addr < t.entry || addr >= entry_end) return;
                 in_call = true;
             }
-            if (after_call) ++callee_entries[addr];
+            if (after_call) {
+                if (thread_start_depth < 0) ++callee_entries[addr];
+                auto [known, fresh] = starts_thread.try_emplace(addr, false);
+                if (fresh) {
+                    const CodeSymbol* s = symbol_containing(symbols, addr);
+                    known->second = s && (s->name == "pthread_create" || s->name == "__pthread_create_2_1");
+                }
+                if (known->second && thread_start_depth < 0) thread_start_depth = depth;
+            }
             auto it = ops.find(addr);
             if (it == ops.end()) it = ops.emplace(addr, classify(code.at(addr))).first;
             after_call = it->second == Op::call;
             if (it->second == Op::call) ++calls, ++depth;
             if (it->second == Op::divide) ++divisions;
             if (it->second == Op::ret && --depth < 0) done_call = true;
+            if (depth < thread_start_depth) thread_start_depth = -1;
         } else if (in_call && line[0] == ' ' && (line[1] == 'L' || line[1] == 'S' || line[1] == 'M')) {
             std::size_t at = 2;
             while (at < line.size() && line[at] == ' ') ++at;

@@ -48,7 +48,9 @@ struct AccessPattern {
     double allocations_per_call = 0, threads_per_call = 0;
     std::vector<std::pair<std::string, double>> callees;  // name, calls per pixel, most first
     std::vector<std::string> executed;                    // every function the call ran code of
-    bool tiled() const { return tile.rows > 0 && tile.cols > 0 && (tile.rows < dim || tile.cols < dim); }
+    // A single row or column of stores is a loop order, not a tile: an untiled,
+    // interchanged rotate stores whole destination rows, 1 x dim.
+    bool tiled() const { return tile.rows > 1 && tile.cols > 1 && (tile.rows < dim || tile.cols < dim); }
     bool stores_along_rows() const { return store.step == 1 || store.step == -1; }
     bool stores_down_columns() const { return store.step == dim || store.step == -dim; }
     bool loads_down_columns() const { return load.step == dim || load.step == -dim; }

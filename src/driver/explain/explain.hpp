@@ -42,6 +42,7 @@ struct FunctionEvidence {
     std::optional<double> speedup;           // over the oracle timed in turns with it
     std::optional<AccessPattern> pattern;    // from its access trace
     std::optional<double> faults_per_call;   // page faults, counted from outside the host
+    std::optional<std::pair<double, double>> interval;  // 95% speedup interval, where timed in rounds
 };
 
 // How far apart timings of the same function lie in this run, and so which
@@ -68,7 +69,8 @@ bool speedup_intervals_overlap(const DimResult& a, const DimResult& b);
 struct DimCheck {
     int dim = 0;
     bool passed = false;
-    std::string failure;  // kind of failure, when it failed
+    std::string failure;  // kind of failure, when it failed ("timeout", "crashed", ...)
+    std::string detail;   // what happened ("crashed with SIGFPE (integer division by zero)")
 };
 
 // A function of the student's named like the kernel that nothing registers or runs.
@@ -131,6 +133,16 @@ Options explain_options(const Options& options);
 
 ExplainData measure_for_explain(const ExplainSetup& setup);
 std::vector<Finding> explain_checks(const ExplainData& data);
+
+// The answer first: per kernel (and for the build), the one finding that matters
+// most and its fix - at most three lines of text each.
+struct SummaryLine {
+    std::optional<Kernel> kernel;  // none: the build
+    std::string id, title, fix;
+    int more_problems = 0;  // other problems of the kernel, below
+};
+std::vector<SummaryLine> explain_summary(const ExplainData& data, const std::vector<Finding>& findings);
+std::string summary_text(const std::vector<SummaryLine>& summary);
 
 std::string explain_text(const ExplainData& data, const std::vector<Finding>& findings);
 std::string explain_json(const ExplainData& data, const std::vector<Finding>& findings);

@@ -28,6 +28,10 @@ namespace {
 
 constexpr int kIdleWindowMs = 300;
 
+// A function of the plan by its position: (kernel, variant). Variant::index does not
+// tell functions apart: every unregistered candidate has the same one.
+using PlanSlot = std::pair<std::size_t, std::size_t>;
+
 void progress(const std::string& what) {
     // Explain takes tens of seconds: say what it is doing, but only to a person.
     if (isatty(STDERR_FILENO)) std::fprintf(stderr, "explain: %s...\n", what.c_str());
@@ -77,7 +81,7 @@ public:
     // Simulates every target, as many at once as there are CPUs: each is two
     // valgrind runs of a kernel host, and the timing is over by now.
     // `extra` jobs (the access traces) share the pool: both are valgrind runs.
-    void simulate_all(const std::vector<SimulationTarget>& targets, const std::vector<std::pair<Kernel, int>>& keys,
+    void simulate_all(const std::vector<SimulationTarget>& targets, const std::vector<PlanSlot>& keys,
                       std::vector<std::function<void()>> extra = {}) {
         const bool simulating = !setup_.tools.counters && geometry_ && !targets.empty();
         std::vector<std::variant<CounterValues, SimulationError>> out(simulating ? targets.size() : 0);
@@ -104,9 +108,9 @@ public:
     }
 
     // `timed` holds the counters of the sample K-best kept.
-    CacheFigures of(const DimResult* timed, Kernel kernel, int index) const {
+    CacheFigures of(const DimResult* timed, PlanSlot slot) const {
         if (setup_.tools.counters) return timed ? figures_from(timed->counters) : CacheFigures{};
-        auto it = simulated_.find({kernel, index});
+        auto it = simulated_.find(slot);
         return it == simulated_.end() ? CacheFigures{} : it->second;
     }
 
@@ -114,7 +118,7 @@ private:
     const ExplainSetup& setup_;
     ExplainData& data_;
     std::optional<CachegrindGeometry> geometry_;
-    std::map<std::pair<Kernel, int>, CacheFigures> simulated_;
+    std::map<PlanSlot, CacheFigures> simulated_;
 };
 
 // rotate()/smooth() is measured even when it is not registered (or --variant left
@@ -264,6 +268,242 @@ Options explain_options(const Options& options) {
     return o;
 }
 
+namespace {
+
+// The run's timings, and where each function's row at the comparison dimension is.
+struct Timings {
+    Plan plan;
+    std::vector<KernelResult> results;
+    std::vector<int> dims;        // per kernel: the comparison dimension, the largest planned
+    std::vector<std::size_t> at;  // per kernel: its position in the kernel's dims
+    const DimResult* timed(std::size_t k, std::size_t v) const {
+        const VariantResult& vr = results[k].variants[v];
+        return vr.correct && at[k] < vr.dims.size() ? &vr.dims[at[k]] : nullptr;
+    }
+};
+
+Timings time_everything(const ExplainSetup& s, Plan plan) {
+    Timings t{std::move(plan), {}, {}, {}};
+    Runner runner(t.plan, s.tools);
+    RunnerObserver observer;
+    observer.kernel_started = [](const KernelResult& k) { progress(fmt::format("timing {}", kernel_name(k.kernel))); };
+    t.results = runner.run(observer);
+    for (const auto& kp : t.plan.kernels) {
+        t.dims.push_back(kp.dims.empty() ? 0 : *std::max_element(kp.dims.begin(), kp.dims.end()));
+        t.at.push_back(std::size_t(std::find(kp.dims.begin(), kp.dims.end(), t.dims.back()) - kp.dims.begin()));
+    }
+    return t;
+}
+
+// The student host's functions, read once: every name comes from them.
+struct StudentCode {
+    std::vector<CodeSymbol> symbols;
+    std::string name_at(std::uint64_t address) const {
+        const CodeSymbol* s = symbol_containing(symbols, address);
+        return s ? s->name : std::string();
+    }
+};
+
+std::string symbol_of(const StudentCode& code, const Variant& v, const KernelPlan& kp) {
+    if (v.in_reference_host()) return {};
+    return code.name_at(v.index == Variant::kGraded ? kp.graded_address : v.address);
+}
+
+// rotate()/smooth() that is a tail call to another planned function runs that
+// function's code: it is simulated, traced and checked once, as that function.
+std::map<PlanSlot, PlanSlot> same_code_slots(const Timings& t, const StudentCode& code,
+                                             const std::vector<std::optional<std::string>>& jumps) {
+    std::map<PlanSlot, PlanSlot> alias;
+    for (std::size_t k = 0; k < t.plan.kernels.size(); ++k) {
+        const KernelPlan& kp = t.plan.kernels[k];
+        for (std::size_t g = 0; g < kp.variants.size() && jumps[k]; ++g) {
+            if (kp.variants[g].address != kp.graded_address && kp.variants[g].index != Variant::kGraded) continue;
+            for (std::size_t v = 0; v < kp.variants.size(); ++v)
+                if (v != g && !kp.variants[v].in_reference_host() && symbol_of(code, kp.variants[v], kp) == *jumps[k])
+                    alias[{k, g}] = {k, v};
+        }
+    }
+    return alias;
+}
+
+// The L1d the access traces simulate: the given geometry's, else this machine's.
+std::optional<SimulatedCache> trace_cache(const ExplainSetup& s, ExplainData& data) {
+    auto g = chosen_geometry(s.plan.cache_geometry, s.run.machine);
+    auto* geometry = std::get_if<CachegrindGeometry>(&g);
+    if (!geometry) {
+        data.trace_unavailable = std::get<SimulationError>(g).message;
+        return std::nullopt;
+    }
+    // The traces' lines are the given cache's: the findings read from them must reason with its line.
+    if (s.plan.cache_geometry)
+        data.given_l1 = L1Geometry{geometry->D1.size, geometry->D1.line,
+                                   "given by --cache-geometry " + *s.plan.cache_geometry, false};
+    return geometry->D1;
+}
+
+// Cache figures and access traces of every correct function, once per function
+// (an alias shares its target's), all in one pool of valgrind runs.
+class CodeFigures {
+public:
+    CodeFigures(const ExplainSetup& s, ExplainData& data, const Timings& t, std::map<PlanSlot, PlanSlot> alias)
+        : data_(data), figures_(s, data), alias_(std::move(alias)) {
+        KernelHosts& hosts = s.tools.hosts;
+        const std::optional<SimulatedCache> d1 = trace_cache(s, data);
+        std::vector<SimulationTarget> targets;
+        std::vector<PlanSlot> keys;
+        std::vector<std::pair<PlanSlot, TraceTarget>> traces;
+        for (std::size_t k = 0; k < t.plan.kernels.size(); ++k)
+            for (std::size_t v = 0; v < t.plan.kernels[k].variants.size(); ++v) {
+                if (!t.timed(k, v) || alias_.count({k, v})) continue;
+                const Variant& variant = t.plan.kernels[k].variants[v];
+                const KernelHost& host = variant.in_reference_host() ? hosts.reference() : hosts.student();
+                targets.push_back({host.executable(), variant.host_function(), t.dims[k]});
+                keys.emplace_back(k, v);
+                const std::uint64_t entry = entry_of(variant, t.plan.kernels[k], hosts);
+                if (d1 && entry)
+                    traces.push_back({{k, v}, {host.executable(), variant.host_function(), entry,
+                                               trace_dim(variant.kernel, t.dims[k])}});
+            }
+        for (const auto& [slot, target] : traces) traced_.emplace(slot, SimulationError{"not traced"});
+        std::vector<std::function<void()>> jobs;
+        for (std::size_t i = 0; i < traces.size(); ++i)
+            jobs.push_back([&, i] { traced_[traces[i].first] = trace_access_pattern(traces[i].second, *d1); });
+        progress(fmt::format("per-pixel figures ({}) and access traces",
+                             data.figures_source.empty() ? "none" : data.figures_source));
+        figures_.simulate_all(targets, keys, std::move(jobs));
+    }
+
+    CacheFigures figures(const DimResult* timed, PlanSlot slot) const { return figures_.of(timed, resolve(slot)); }
+
+    std::optional<AccessPattern> pattern(PlanSlot slot) const {
+        auto it = traced_.find(resolve(slot));
+        if (it == traced_.end()) return std::nullopt;
+        if (auto* err = std::get_if<SimulationError>(&it->second)) {
+            data_.trace_unavailable = "access trace failed: " + err->message;
+            return std::nullopt;
+        }
+        return std::get<AccessPattern>(it->second);
+    }
+
+    PlanSlot resolve(PlanSlot slot) const {
+        auto it = alias_.find(slot);
+        return it == alias_.end() ? slot : it->second;
+    }
+
+private:
+    ExplainData& data_;
+    FigureSource figures_;
+    std::map<PlanSlot, PlanSlot> alias_;
+    std::map<PlanSlot, std::variant<AccessPattern, SimulationError>> traced_;
+};
+
+// A failing function checked at more dimensions. A hang costs one timeout: the
+// dimensions after it are not tried (a kernel that never returns at one size
+// says nothing more at the next).
+std::vector<DimCheck> check_dims(const ExplainSetup& s, const Variant& variant) {
+    progress(fmt::format("checking {} at more dimensions", short_name(variant.description)));
+    std::vector<DimCheck> checks;
+    for (int dim : kCheckDims) {
+        std::optional<CheckFailure> failure;
+        try {
+            failure = check_variant(s.tools.hosts.student(), variant.host_function(), dim, s.tools.inputs,
+                                    s.plan.timeout_seconds);
+        } catch (const HostError& err) {
+            failure = CheckFailure{CheckFailure::Kind::crashed, dim, 0, 0, {}, err.what(), false};
+        }
+        checks.push_back({dim, !failure, failure ? failure->kind_id() : "", failure ? failure->describe() : ""});
+        if (failure && failure->kind == CheckFailure::Kind::timed_out) break;
+    }
+    return checks;
+}
+
+// What measure_for_explain assembles one kernel's evidence from.
+struct Assembly {
+    const ExplainSetup& s;
+    const Timings& t;
+    const CodeFigures& code;
+    const StudentCode& student;
+    std::map<PlanSlot, std::vector<DimCheck>> dim_checks;  // per checked function, shared by its aliases
+};
+
+// The oracle or the reference kernel, timed as a variant of the plan.
+FunctionEvidence comparison_evidence(Assembly& a, std::size_t k, std::size_t v) {
+    const DimResult* d = a.t.timed(k, v);
+    FunctionEvidence fe{a.t.results[k].variants[v].name, d ? std::optional(d->cpe) : std::nullopt,
+                        !d || d->converged, a.code.figures(d, {k, v}), std::nullopt, a.code.pattern({k, v}),
+                        std::nullopt, std::nullopt};
+    if (d && d->speedup_high > d->speedup_low) fe.interval = std::pair(d->speedup_low, d->speedup_high);
+    if (d)
+        fe.faults_per_call =
+            faults_of(a.s.tools.hosts.reference(), a.t.plan.kernels[k].variants[v], a.t.dims[k], a.s.plan.timeout_seconds);
+    return fe;
+}
+
+// A function of the student's: its row, figures, trace, symbol, faults and checks.
+void add_student_function(Assembly& a, KernelEvidence& e, std::size_t k, std::size_t v, std::string symbol) {
+    const Variant& variant = a.t.plan.kernels[k].variants[v];
+    const DimResult* d = a.t.timed(k, v);
+    if (variant.index == Variant::kUnregistered) e.unregistered.push_back({symbol, e.result.variants.size()});
+    e.result.variants.push_back(a.t.results[k].variants[v]);
+    e.figures.push_back(a.code.figures(d, {k, v}));
+    e.patterns.push_back(a.code.pattern({k, v}));
+    e.symbols.push_back(std::move(symbol));
+    e.faults_per_call.push_back(d ? faults_of(a.s.tools.hosts.student(), variant, a.t.dims[k], a.s.plan.timeout_seconds)
+                                  : std::nullopt);
+    std::vector<DimCheck> checks;
+    if (!a.t.results[k].variants[v].correct) {
+        const PlanSlot slot = a.code.resolve({k, v});
+        auto it = a.dim_checks.find(slot);
+        if (it == a.dim_checks.end()) it = a.dim_checks.emplace(slot, check_dims(a.s, variant)).first;
+        checks = it->second;
+    }
+    e.dim_checks.push_back(std::move(checks));
+}
+
+KernelEvidence kernel_evidence(Assembly& a, std::size_t k, std::vector<TilePoint> sweep,
+                               const std::vector<std::pair<Kernel, std::string>>& uncalled) {
+    const KernelPlan& kp = a.t.plan.kernels[k];
+    KernelEvidence e;
+    e.kernel = kp.kernel;
+    e.dim = a.t.dims[k];
+    e.graded_symbol = a.student.name_at(kp.graded_address);
+    e.graded_jumps_to = jump_target(a.s.tools.hosts.student(), a.student.symbols, kp.graded_address);
+    e.tile_sweep = std::move(sweep);
+    e.result = a.t.results[k];
+    e.result.variants.clear();
+    std::vector<double> oracle_cpes;
+    std::set<std::string> reached;  // functions the traced calls executed
+    for (std::size_t v = 0; v < kp.variants.size(); ++v) {
+        if (const auto& all = a.t.results[k].variants[v]; a.t.at[k] < all.dims.size())
+            if (const DimResult& row = all.dims[a.t.at[k]]; row.baseline_cpe > 0) oracle_cpes.push_back(row.baseline_cpe);
+        const Variant& variant = kp.variants[v];
+        const std::string symbol = symbol_of(a.student, variant, kp);
+        // A helper that some traced function runs is not a candidate of its own.
+        if (variant.index == Variant::kUnregistered && reached.count(symbol)) continue;
+        if (variant.index == Variant::kGraded) e.graded_registered = false;
+        if (const auto p = a.code.pattern({k, v}); p && !variant.in_reference_host())
+            reached.insert(p->executed.begin(), p->executed.end());
+        if (!is_comparison(variant))
+            add_student_function(a, e, k, v, symbol);
+        else if (variant.index == Variant::kOracle)
+            e.naive = comparison_evidence(a, k, v);
+        else
+            e.reference = comparison_evidence(a, k, v);
+    }
+    e.result.best = fastest(e);
+    if (e.naive.cpe) oracle_cpes.push_back(*e.naive.cpe);
+    // The driver's own functions are timed without a baseline: their speedup
+    // is the oracle's CPE over theirs, both from this run.
+    if (e.reference && e.reference->cpe && e.naive.cpe && *e.reference->cpe > 0)
+        e.reference->speedup = *e.naive.cpe / *e.reference->cpe;
+    e.noise = timing_noise(oracle_cpes);
+    for (const auto& [kernel, name] : uncalled)
+        if (kernel == kp.kernel && !reached.count(name)) e.unregistered.push_back({name, std::nullopt});
+    return e;
+}
+
+}  // namespace
+
 ExplainData measure_for_explain(const ExplainSetup& s) {
     ExplainData data;
     data.kbest = s.plan.kbest;
@@ -282,158 +522,23 @@ ExplainData measure_for_explain(const ExplainSetup& s) {
 
     const Unregistered unregistered = unregistered_functions(s, hosts);
     data.unregistered_uncalled = unregistered.why_uncalled;
-    const Plan plan = with_comparisons(s.plan, s.registry, references, unregistered.callable);
-    Runner runner(plan, s.tools);
-    RunnerObserver observer;
-    observer.kernel_started = [](const KernelResult& k) { progress(fmt::format("timing {}", kernel_name(k.kernel))); };
-    const std::vector<KernelResult> results = runner.run(observer);
+    const Timings t = time_everything(s, with_comparisons(s.plan, s.registry, references, unregistered.callable));
 
-    // Every planned function at the largest planned dimension: the comparison.
-    std::vector<int> dims, at;
-    for (const auto& kp : plan.kernels) {
-        dims.push_back(kp.dims.empty() ? 0 : *std::max_element(kp.dims.begin(), kp.dims.end()));
-        at.push_back(int(std::find(kp.dims.begin(), kp.dims.end(), dims.back()) - kp.dims.begin()));
-    }
-    auto timed = [&](std::size_t k, std::size_t v) -> const DimResult* {
-        const VariantResult& vr = results[k].variants[v];
-        return vr.correct && std::size_t(at[k]) < vr.dims.size() ? &vr.dims[std::size_t(at[k])] : nullptr;
-    };
-
-    std::vector<std::vector<TilePoint>> sweeps(plan.kernels.size());
-    for (std::size_t k = 0; k < plan.kernels.size(); ++k)
-        if (references && plan.kernels[k].kernel == Kernel::rotate && dims[k] > 0) {
-            progress(fmt::format("sweeping the reference rotate's tile edge at {}", dims[k]));
-            sweeps[k] = sweep_reference_tiles(plan, s.tools, dims[k]);
+    std::vector<std::vector<TilePoint>> sweeps(t.plan.kernels.size());
+    for (std::size_t k = 0; k < t.plan.kernels.size(); ++k)
+        if (references && t.plan.kernels[k].kernel == Kernel::rotate && t.dims[k] > 0) {
+            progress(fmt::format("sweeping the reference rotate's tile edge at {}", t.dims[k]));
+            sweeps[k] = sweep_reference_tiles(t.plan, s.tools, t.dims[k]);
         }
 
-    FigureSource figures(s, data);
-    std::vector<SimulationTarget> targets;
-    std::vector<std::pair<Kernel, int>> keys;
-    for (std::size_t k = 0; k < plan.kernels.size(); ++k)
-        for (std::size_t v = 0; v < plan.kernels[k].variants.size(); ++v)
-            if (timed(k, v)) {
-                const Variant& variant = plan.kernels[k].variants[v];
-                const KernelHost& host = variant.in_reference_host() ? hosts.reference() : hosts.student();
-                targets.push_back({host.executable(), variant.host_function(), dims[k]});
-                keys.emplace_back(variant.kernel, variant.index);
-            }
-    // Access traces of every correct function (lackey), in the same pool.
-    std::optional<SimulatedCache> d1;
-    {
-        auto g = chosen_geometry(s.plan.cache_geometry, s.run.machine);
-        if (auto* geometry = std::get_if<CachegrindGeometry>(&g)) d1 = geometry->D1;
-        else data.trace_unavailable = std::get<SimulationError>(g).message;
-        // The traces' lines are the given cache's: the findings read from them must reason with its line.
-        if (d1 && s.plan.cache_geometry)
-            data.given_l1 = L1Geometry{d1->size, d1->line, "given by --cache-geometry " + *s.plan.cache_geometry, false};
-    }
-    std::map<std::pair<std::size_t, std::size_t>, std::variant<AccessPattern, SimulationError>> traced;
-    std::vector<std::pair<std::size_t, std::size_t>> trace_keys;
-    std::vector<TraceTarget> trace_targets;
-    for (std::size_t k = 0; k < plan.kernels.size() && d1; ++k)
-        for (std::size_t v = 0; v < plan.kernels[k].variants.size(); ++v)
-            if (timed(k, v)) {
-                const Variant& variant = plan.kernels[k].variants[v];
-                const KernelHost& host = variant.in_reference_host() ? hosts.reference() : hosts.student();
-                const std::uint64_t entry = entry_of(variant, plan.kernels[k], hosts);
-                if (!entry) continue;
-                trace_keys.emplace_back(k, v);
-                trace_targets.push_back({host.executable(), variant.host_function(), entry,
-                                         trace_dim(variant.kernel, dims[k])});
-                traced.emplace(trace_keys.back(), SimulationError{"not traced"});
-            }
-    std::vector<std::function<void()>> trace_jobs;
-    for (std::size_t i = 0; i < trace_targets.size(); ++i)
-        trace_jobs.push_back([&, i] { traced[trace_keys[i]] = trace_access_pattern(trace_targets[i], *d1); });
-    progress(fmt::format("per-pixel figures ({}) and access traces", data.figures_source.empty() ? "none" : data.figures_source));
-    figures.simulate_all(targets, keys, std::move(trace_jobs));
-    auto pattern = [&](std::size_t k, std::size_t v) -> std::optional<AccessPattern> {
-        auto it = traced.find({k, v});
-        if (it == traced.end()) return std::nullopt;
-        if (auto* err = std::get_if<SimulationError>(&it->second)) {
-            data.trace_unavailable = "access trace failed: " + err->message;
-            return std::nullopt;
-        }
-        return std::get<AccessPattern>(it->second);
-    };
-    // The student host's functions, read once: every name below comes from them.
-    const auto student_symbols = function_symbols(hosts.student().executable());
-    auto student_symbol = [&](std::uint64_t address) {
-        const CodeSymbol* s = symbol_containing(student_symbols, address);
-        return s ? s->name : std::string();
-    };
-    for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
-        const KernelPlan& kp = plan.kernels[k];
-        if (kp.dims.empty()) continue;
-        KernelEvidence e;
-        e.kernel = kp.kernel;
-        e.dim = dims[k];
-        e.graded_symbol = student_symbol(kp.graded_address);
-        e.graded_jumps_to = jump_target(hosts.student(), student_symbols, kp.graded_address);
-        e.tile_sweep = std::move(sweeps[k]);
-        e.result = results[k];
-        e.result.variants.clear();
-        std::vector<double> oracle_cpes;
-        std::set<std::string> reached;  // functions the traced calls executed
-        for (std::size_t v = 0; v < kp.variants.size(); ++v) {
-            const DimResult* d = timed(k, v);
-            if (const auto& all = results[k].variants[v]; std::size_t(at[k]) < all.dims.size()) {
-                const DimResult& row = all.dims[std::size_t(at[k])];
-                if (row.baseline_cpe > 0) oracle_cpes.push_back(row.baseline_cpe);
-            }
-            const Variant& variant = kp.variants[v];
-            const std::uint64_t entry = variant.index == Variant::kGraded ? kp.graded_address : variant.address;
-            const std::string symbol = variant.in_reference_host() ? std::string() : student_symbol(entry);
-            // A helper that some traced function runs is not a candidate of its own.
-            if (variant.index == Variant::kUnregistered && reached.count(symbol)) continue;
-            CacheFigures f = figures.of(d, kp.kernel, variant.index);
-            if (variant.index == Variant::kGraded) e.graded_registered = false;
-            std::optional<AccessPattern> p = pattern(k, v);
-            if (p && !variant.in_reference_host()) reached.insert(p->executed.begin(), p->executed.end());
-            if (!is_comparison(variant)) {
-                if (variant.index == Variant::kUnregistered) e.unregistered.push_back({symbol, e.result.variants.size()});
-                e.result.variants.push_back(results[k].variants[v]);
-                e.figures.push_back(std::move(f));
-                e.patterns.push_back(std::move(p));
-                e.symbols.push_back(symbol);
-                e.faults_per_call.push_back(d ? faults_of(hosts.student(), variant, dims[k], s.plan.timeout_seconds)
-                                              : std::nullopt);
-                std::vector<DimCheck> checks;
-                if (!results[k].variants[v].correct) {
-                    progress(fmt::format("checking {} at more dimensions", short_name(variant.description)));
-                    for (int dim : kCheckDims) {
-                        std::optional<CheckFailure> failure;
-                        try {
-                            failure = check_variant(hosts.student(), variant.host_function(), dim, s.tools.inputs,
-                                                    s.plan.timeout_seconds);
-                        } catch (const HostError& err) {
-                            failure = CheckFailure{CheckFailure::Kind::crashed, dim, 0, 0, {}, err.what(), false};
-                        }
-                        checks.push_back({dim, !failure, failure ? failure->kind_id() : ""});
-                    }
-                }
-                e.dim_checks.push_back(std::move(checks));
-                continue;
-            }
-            FunctionEvidence fe{results[k].variants[v].name, d ? std::optional(d->cpe) : std::nullopt,
-                                !d || d->converged, std::move(f), std::nullopt, std::move(p), std::nullopt};
-            if (d) fe.faults_per_call = faults_of(hosts.reference(), kp.variants[v], dims[k], s.plan.timeout_seconds);
-            if (kp.variants[v].index == Variant::kOracle)
-                e.naive = std::move(fe);
-            else
-                e.reference = std::move(fe);
-        }
-        e.result.best = fastest(e);
-        if (e.naive.cpe) oracle_cpes.push_back(*e.naive.cpe);
-        // The driver's own functions are timed without a baseline: their speedup
-        // is the oracle's CPE over theirs, both from this run.
-        if (e.reference && e.reference->cpe && e.naive.cpe && *e.reference->cpe > 0)
-            e.reference->speedup = *e.naive.cpe / *e.reference->cpe;
-        e.noise = timing_noise(oracle_cpes);
-        for (const auto& [kernel, name] : unregistered.uncalled)
-            if (kernel == kp.kernel && !reached.count(name)) e.unregistered.push_back({name, std::nullopt});
-        data.kernels.push_back(std::move(e));
-    }
+    const StudentCode student{function_symbols(hosts.student().executable())};
+    std::vector<std::optional<std::string>> jumps;
+    for (const auto& kp : t.plan.kernels) jumps.push_back(jump_target(hosts.student(), student.symbols, kp.graded_address));
+    const CodeFigures code(s, data, t, same_code_slots(t, student, jumps));
+    Assembly assembly{s, t, code, student, {}};
+    for (std::size_t k = 0; k < t.plan.kernels.size(); ++k)
+        if (!t.plan.kernels[k].dims.empty())
+            data.kernels.push_back(kernel_evidence(assembly, k, std::move(sweeps[k]), unregistered.uncalled));
     return data;
 }
 

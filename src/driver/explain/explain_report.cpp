@@ -105,6 +105,7 @@ std::string explain_text(const ExplainData& data, const std::vector<Finding>& fi
     out += fmt::format("\nPer-pixel figures: {}\n\n",
                        data.figures_source.empty() ? "none (" + data.figures_unavailable.value_or("?") + ")"
                                                    : data.figures_source);
+    out += summary_text(explain_summary(data, findings));
     std::vector<const Finding*> fine;
     for (const auto& f : findings) {
         if (f.severity == Severity::ok) {
@@ -140,7 +141,15 @@ std::string explain_json(const ExplainData& data, const std::vector<Finding>& fi
     }
     ordered_json kernels = ordered_json::object();
     for (const auto& e : data.kernels) kernels[std::string(kernel_name(e.kernel))] = kernel_json(e);
+    ordered_json summary = ordered_json::array();
+    for (const auto& l : explain_summary(data, findings))
+        summary.push_back({{"kernel", l.kernel ? ordered_json(std::string(kernel_name(*l.kernel))) : ordered_json()},
+                           {"id", l.id},
+                           {"title", l.title},
+                           {"fix", l.fix},
+                           {"more_problems", l.more_problems}});
     ordered_json j{{"schema", "perflab-explain-1"},
+                   {"summary", summary},
                    {"figures_source", data.figures_source},
                    {"reference_kernels", data.reference_kernels},
                    {"trace_unavailable", data.trace_unavailable ? ordered_json(*data.trace_unavailable) : ordered_json()},

@@ -94,6 +94,15 @@ PL.run(function () {
   var byRank = function (a, b) { return rank[a.severity] - rank[b.severity]; };
   general.sort(byRank);
   Object.keys(findingsByKernel).forEach(function (k) { findingsByKernel[k].sort(byRank); });
+  // The answer first; the machine's caveats after the kernels' problems.
+  if (explain && explain.summary && explain.summary.length) {
+    page.appendChild(el('h2', { text: 'Summary' }));
+    page.appendChild(el('ul', { class: 'summary' }, explain.summary.map(function (l) {
+      return el('li', { 'data-finding': l.id }, [el('b', { text: (l.kernel || 'build') + ': ' }), l.title,
+        l.fix ? el('div', { text: 'Fix: ' + l.fix }) : null]); })));
+  }
+  var caveats = general.filter(function (f) { return f.id === 'measurement-quality' && f.severity !== 'ok'; });
+  general = general.filter(function (f) { return caveats.indexOf(f) < 0; });
   if (explain && general.length) {
     page.appendChild(el('h2', { text: 'Diagnosis' }));
     var gg = el('div', { class: 'grid' });
@@ -106,6 +115,12 @@ PL.run(function () {
   }
 
   Object.keys(report.kernels).forEach(function (name) { drawKernel(name, report.kernels[name]); });
+  if (caveats.length) {
+    page.appendChild(el('h2', { text: 'Caveats about this run' }));
+    var cg = el('div', { class: 'grid' });
+    caveats.forEach(function (f) { cg.appendChild(finding(f)); });
+    page.appendChild(cg);
+  }
   drawMachine();
   window.perflabExtra = { 'data-variant-series': variantSeries };
 

@@ -29,6 +29,9 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
     DimResult point;
     point.speedup = point.speedup_low = point.speedup_high = ceiling;
     const bool tile_on_top = best_tile > ref;
+    // The reference timed in rounds beside the oracle has an interval of its own.
+    if (const auto& in = e.reference->interval; !tile_on_top && in && in->first <= ref && ref <= in->second)
+        point.speedup_low = in->first, point.speedup_high = in->second;
     const Timed top{tile_on_top ? fmt::format("reference tile {}", best_edge) : e.reference->name, ceiling, &point,
                     tile_on_top ? best_tile_point->converged : e.reference->converged};
     const Gap c = speedup_gap(e, graded, top);
@@ -69,8 +72,13 @@ void at_ceiling(const KernelEvidence& e, std::vector<Finding>& out) {
     } else {
         f.title = fmt::format("{} reaches {:.2f}; {} reaches {:.2f} in the same run ({:.0f}% of it)", fn,
                               graded.speedup, ceiling_by, ceiling, 100 * c.ratio);
-        f.meaning = "the gap to the reference is larger than this run's noise: something in the code, not the machine, "
-                    "holds it back (see the problems above).";
+        const bool problems = std::any_of(out.begin(), out.end(), [&](const Finding& p) {
+            return p.severity == Severity::problem && p.kernel == e.kernel;
+        });
+        f.meaning = problems ? "the gap to the reference is larger than this run's noise: the problems above are "
+                               "where to look first."
+                             : "the gap to the reference is larger than this run's noise, but no check found a "
+                               "cause in the code: time it again on a quiet machine before changing the code.";
     }
     out.push_back(std::move(f));
 }

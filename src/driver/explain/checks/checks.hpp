@@ -40,5 +40,7 @@ void unregistered(const KernelEvidence& e, std::optional<std::string> why_uncall
 void failing_dims(const KernelEvidence& e, std::vector<Finding>& out);
 // measurement.cpp
 void measurement_quality(const ExplainData& data, std::vector<Finding>& out);
+// On a busy CPU, every finding that judges a timing says so.
+void busy_timings(const ExplainData& data, std::vector<Finding>& out);
 
 }  // namespace perflab::checks

@@ -35,6 +35,11 @@ void allocation_facts(const KernelEvidence& e, std::size_t i, std::vector<Findin
     if (faulting)
         f.meaning = "each call gets memory the kernel has never mapped (a large allocation is returned to the system "
                     "when freed): every page of it faults on first touch, inside the timed call.";
+    else if (faults && *faults > oracle_faults + 0.5)
+        f.meaning = fmt::format("each call takes {:.1f} page faults, the oracle {:.1f}: memory that is new each call "
+                                "(an allocation never freed moves the heap onto fresh pages), though fewer pages than "
+                                "a large mapping would fault.",
+                                *faults, oracle_faults);
     else if (faults)
         f.meaning = "the allocator hands back the same memory each call (no page faults beyond the oracle's): the "
                     "cost is the allocator calls and whatever the kernel copies into the buffer.";
@@ -51,13 +56,15 @@ void code_facts(const KernelEvidence& e, std::size_t i, std::vector<Finding>& ou
     const std::optional<AccessPattern>& ref = e.reference ? e.reference->pattern : std::nullopt;
     const std::string name = fn_name(e, i);
     const std::string& variant = e.result.variants[i].name;
-    if (p.divisions_per_px >= 0.5) {
+    // The window's division is smooth's: a rotate's divisions are index arithmetic
+    // (k / dim), which work-per-pixel counts among its instructions.
+    if (e.kernel == Kernel::smooth && p.divisions_per_px >= 0.5) {
         Finding f = make(FindingId::variable_divisor, Severity::problem, e.kernel, variant,
                          fmt::format("{} executes {:.1f} divide instructions per pixel", name, p.divisions_per_px));
         f.evidence = {{"divisions/px", p.divisions_per_px}, {"traced at", double(p.dim)}};
         if (ref) f.evidence.emplace_back("reference divisions/px", ref->divisions_per_px);
         f.meaning = "a division by a constant compiles to a multiply; these are divisions by a value the compiler "
-                    "cannot know (a neighbour count, dim): tens of cycles each, per pixel.";
+                    "cannot know (the window's neighbour count held in a variable): tens of cycles each, per pixel.";
         f.advice = "divide the interior by the literal 9 (corners by 4, edges by 6), so each becomes a multiply.";
         out.push_back(std::move(f));
     }

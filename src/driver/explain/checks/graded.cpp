@@ -112,13 +112,13 @@ Finding fails(const KernelEvidence& e, const GradedCall& g, const Found& found) 
     f.evidence.emplace_back("error", g.result().failure ? g.result().failure->summary() : "");
     std::optional<std::size_t> passing;
     for (std::size_t i = 0; i < e.result.variants.size(); ++i)
-        if (i != g.index() && e.result.variants[i].complete() && !is_naive_function(e, i) &&
+        if (i != g.index() && e.result.variants[i].complete() && !is_naive_function(e, i) && !looks_naive(e, i) &&
             (!passing || e.result.variants[i].mean_speedup > e.result.variants[*passing].mean_speedup))
             passing = i;
     f.meaning = "the grader times " + fn + " only; a wrong result scores nothing, whatever the other variants do.";
     f.advice = passing ? fmt::format("fix {} (see failing-dims for where it fails), or make {} call {}, which passes.",
                                      found.runs, fn, fn_name(e, *passing))
-                       : fmt::format("no variant of yours that is not a naive one passes: fix {} first; failing-dims "
+                       : fmt::format("no variant of yours passes that is not naive's loop: fix {} first; failing-dims "
                                      "says at which dimensions it fails and passes.",
                                      found.runs);
     return f;

@@ -1,5 +1,6 @@
 // measurement-quality: whether the machine was quiet and the timings converged
 // enough for the figures to be trusted.
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,8 +9,6 @@
 
 namespace perflab::checks {
 namespace {
-
-constexpr double kBusyCpu = 0.10;
 
 // Appends one measurement-quality finding.
 struct Adder {
@@ -153,6 +152,21 @@ void measurement_quality(const ExplainData& data, std::vector<Finding>& out) {
     machine(data, add);
     if (out.size() == before)
         add(Severity::ok, "timings converged on a quiet, pinned CPU", {{"CPU", double(data.pinned_cpu)}}, "", "");
+}
+
+void busy_timings(const ExplainData& data, std::vector<Finding>& out) {
+    if (!data.system.load || data.system.load->busy_fraction <= kBusyCpu) return;
+    const double busy = data.system.load->busy_fraction;
+    for (auto& f : out) {
+        const bool timing = std::any_of(f.evidence.begin(), f.evidence.end(), [](const auto& kv) {
+            return kv.first == "noise band (+/-)" || kv.first == "sweep dim";
+        });
+        if (!timing) continue;
+        f.evidence.emplace_back("CPU busy with other work before timing", busy);
+        f.meaning += fmt::format(" Another process kept the CPU {:.0f}% busy before this run: these timings share it, "
+                                 "so the gap is less sure than the band says.",
+                                 100 * busy);
+    }
 }
 
 }  // namespace perflab::checks

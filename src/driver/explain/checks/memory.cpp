@@ -96,8 +96,15 @@ void work_per_pixel(const KernelEvidence& e, std::size_t i, std::vector<Finding>
         f.advice = "handle the four corners, the edges and the interior separately so the interior has no checks "
                    "and divides by the constant 9 (a multiply); sum each column of three once and slide the window.";
     } else {
-        f.meaning = "the loop spends instructions on index arithmetic (RIDX multiplies) rather than on moving pixels.";
-        f.advice = "step pointers by 1 and by dim instead of recomputing RIDX in the inner loop.";
+        const auto& p = pattern_of(e, i);
+        const bool divides = p && p->divisions_per_px >= 0.5;
+        if (divides) f.evidence.emplace_back("divisions/px", p->divisions_per_px);
+        f.meaning = divides ? "the loop divides to find each pixel's row and column (k / dim, k % dim): a division "
+                              "costs tens of cycles, far more than moving the pixel."
+                            : "the loop spends instructions on index arithmetic (RIDX multiplies) rather than on "
+                              "moving pixels.";
+        f.advice = divides ? "loop over rows and columns with two nested loops instead of dividing a flat index."
+                           : "step pointers by 1 and by dim instead of recomputing RIDX in the inner loop.";
     }
     out.push_back(std::move(f));
 }

@@ -16,19 +16,10 @@ std::vector<std::size_t> equals_naive(const KernelEvidence& e, const std::vector
     for (std::size_t i = 0; i < e.result.variants.size(); ++i) {
         const auto& v = e.result.variants[i];
         if (!v.correct || named_naive(v) || std::count(skip.begin(), skip.end(), i)) continue;
+        if (!looks_naive(e, i)) continue;
         const auto ratio = time_ratio(v, nullptr, e.dim);
-        // With simulated figures and traces the decision is the code's, not the
-        // clock's: equal instructions, misses and order. Timing only without them.
-        const CacheFigures& a = e.figures[i];
-        const CacheFigures& b = e.naive.figures;
-        const bool have_code = a.instructions && b.instructions && a.d1() && b.d1() && i < e.patterns.size() &&
-                               e.patterns[i] && e.naive.pattern;
-        if (have_code ? !same_code(a, b)
-                      : !behaves_alike(a, b, ratio))
-            continue;
         const auto& mine = pattern_of(e, i);
         const auto& theirs = e.naive.pattern;
-        if (!same_walk(mine, theirs)) continue;
         same.push_back(i);
         Finding f = make(FindingId::variant_equals_naive, Severity::problem, e.kernel, v.name,
                          fmt::format("{} executes the naive {}'s loop: same instructions, misses{}", fn_name(e, i),

@@ -1,5 +1,6 @@
 // The vocabulary shared by the checks: see support.hpp.
 #include "support.hpp"
+#include "timing.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -130,6 +131,17 @@ std::string callee_list(const AccessPattern& p, double at_least) {
     for (const auto& [callee, n] : p.callees)
         if (n >= at_least) list.push_back(fmt::format("{} {:.2f}/px", callee, n));
     return fmt::format("{}", fmt::join(list, ", "));
+}
+
+bool looks_naive(const KernelEvidence& e, std::size_t i) {
+    // With simulated figures and traces the decision is the code's, not the
+    // clock's: equal instructions, misses and order. Timing only without them.
+    const CacheFigures& a = e.figures[i];
+    const CacheFigures& b = e.naive.figures;
+    const bool have_code =
+        a.instructions && b.instructions && a.d1() && b.d1() && pattern_of(e, i) && e.naive.pattern;
+    const auto ratio = time_ratio(e.result.variants[i], nullptr, e.dim);
+    return (have_code ? same_code(a, b) : behaves_alike(a, b, ratio)) && same_walk(pattern_of(e, i), e.naive.pattern);
 }
 
 std::string graded_call(Kernel k) { return fmt::format("{}()", kernel_name(k)); }

@@ -18,6 +18,8 @@ inline constexpr double kSameInstructions = 0.05;
 inline constexpr double kSameMisses = 0.10;
 // Timings of the same code on a shared VM: within this factor they are noise.
 inline constexpr double kSameTiming = 1.25;
+// The pinned CPU busier than this with other work before timing: a busy CPU.
+inline constexpr double kBusyCpu = 0.10;
 
 Finding make(FindingId id, Severity s, std::optional<Kernel> k, std::optional<std::string> variant, std::string title);
 
@@ -33,6 +35,9 @@ bool named_naive(const VariantResult& v);
 // binary has no symbol for it (never the text cut at the first ':').
 std::string fn_name(const KernelEvidence& e, std::size_t i);
 bool is_naive_function(const KernelEvidence& e, std::size_t i);
+// Whether variant i compiles to naive's loop: the oracle's instructions, misses and
+// walk (timing within 5% where there are no figures). variant-equals-naive says so.
+bool looks_naive(const KernelEvidence& e, std::size_t i);
 
 // Equal simulated instruction and miss counts: deterministic, unlike a timing.
 bool same_code(const CacheFigures& a, const CacheFigures& b);

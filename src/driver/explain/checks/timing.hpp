@@ -27,8 +27,19 @@ struct Timed {
 };
 Timed timed(const KernelEvidence& e, const VariantResult& v);
 
+// The same code timed twice in this run - rotate()/smooth() and the function it
+// tail-calls, or two variants with the same simulated figures and walk: the gap
+// between their speedups is this run's own noise floor, whatever the band says.
+struct SelfNoise {
+    double gap = 0;    // max/min - 1 of the two speedups; 0 when nothing was timed twice
+    std::string pair;  // "rotate() and rotate_blocked"
+};
+SelfNoise self_noise(const KernelEvidence& e);
+
 struct Gap : SpeedupGap {
     bool overlap = false;  // resolved by the band, but the two 95% intervals overlap: unresolved
+    bool floor = false;    // unresolved because it is inside the gap between two timings of the same code
+    SelfNoise self;
 };
 // How `a`'s speedup compares with `b`'s, against the run's noise band and, where
 // they overlap, each speedup's own 95% interval.
