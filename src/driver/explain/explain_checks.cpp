@@ -55,13 +55,17 @@ const Check kChecks[] = {
      [](CheckRun& r) {
          for (const auto& e : r.data.kernels) {
              std::vector<std::size_t> skip;
+             const std::size_t before = r.out.size();
              const auto alike = graded_function(e, r.out);
              const auto gi = graded_index(e.result);
-             // rotate()/smooth() running naive's code is said of itself (variant-equals-naive);
-             // running another variant's (a tail call, or unregistered), as that variant.
+             const bool said = std::any_of(r.out.begin() + std::ptrdiff_t(before), r.out.end(),
+                                           [](const Finding& f) { return f.severity == Severity::problem; });
+             // rotate()/smooth() running naive's code is said once: by graded-function when
+             // it named a better variant, else of itself (variant-equals-naive); running
+             // another variant's (a tail call, or unregistered), as that variant.
              const bool runs_other = alike && gi && !is_naive_function(e, *alike) &&
                                      (!e.graded_registered || e.graded_jumps_to == fn_name(e, *alike));
-             if (runs_other) skip.push_back(*gi);
+             if (runs_other || (alike && gi && said)) skip.push_back(*gi);
              r.wrapped.push_back(runs_other ? alike : std::nullopt);
              auto naive = equals_naive(e, skip, r.out);
              skip.insert(skip.end(), naive.begin(), naive.end());
