@@ -486,3 +486,18 @@ TEST_CASE("a run with --clock cycles still times in TSC cycles, and --help does 
     CHECK_THAT(clock_help, Catch::Contains("TSC"));
     CHECK(clock_help.find("core cycles from the PMU") == std::string::npos);
 }
+
+TEST_CASE("a plain run refuses a driver built before kernels.c last changed, in one line", "[cli]") {
+    const std::string dir = scratch_dir("stale-plain-run");
+    const std::string source = dir + "/stale_plain.c";  // its own name: drivers are cached by it
+    write_file(source, read_file(repo("tests/fixtures/kernels/fast.c")));
+    const std::string exe = build_driver(source);
+    CHECK(run({exe, "--check-options"}).status == 0);
+    write_file(source, read_file(source) + "/* an edit the driver has not seen */\n");
+    const auto r = run({exe, "--check-options"});
+    CHECK(r.status == 1);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains("changed after this driver was built") && Catch::Contains("run make"));
+    // --explain still runs, to say the same among its findings.
+    CHECK(run({exe, "--explain", "--check-options"}).status == 0);
+}

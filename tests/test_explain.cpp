@@ -14,7 +14,7 @@
 #include <set>
 #include <thread>
 
-#include "driver/explain/build_state.hpp"
+#include "driver/core/build_state.hpp"
 #include "harness.hpp"
 #include "common/paired_ratio.hpp"
 #include "common/system_noise.hpp"

@@ -167,36 +167,45 @@ TEST_CASE("--html into /proc fails before anything is measured, even as root", "
 }
 
 TEST_CASE("the verdict comes from the samples: noise, a real change, too few samples", "[report][compare]") {
-    const std::vector<double> steady{2.00, 2.01, 2.02, 2.05, 2.30};  // spread: median 1% above the fastest
-    // The same code measured again: a new fastest 1% off, well inside the noise.
-    CHECK(compare_samples(steady, {2.02, 2.03, 2.03, 2.10, 2.40}, 3).verdict == Verdict::within_noise);
-    // Twice as slow, with samples that do not overlap.
-    auto slower = compare_samples(steady, {4.00, 4.02, 4.05, 4.20}, 3);
-    CHECK(slower.verdict == Verdict::slower);
-    CHECK(slower.change == Approx(1.0));
-    CHECK(compare_samples({4.00, 4.02, 4.05, 4.20}, steady, 3).verdict == Verdict::faster);
-    // Two means would say 10% slower; the samples overlap and spread 15%: noise.
-    CHECK(compare_samples({2.0, 2.2, 2.4, 2.4}, {2.2, 2.3, 2.6, 2.7}, 3).verdict == Verdict::within_noise);
-    // One sample a side has no spread to judge by.
-    CHECK(compare_samples({2.0}, {4.0}, 3).verdict == Verdict::within_noise);
-    // In units of the oracle timed beside them: a machine 40% slower throughout
-    // the second run slows both, and the scaled samples do not move.
-    const std::vector<double> oracle{4.0, 4.1, 4.0, 4.3, 4.6};
-    std::vector<double> slow_machine, slow_oracle;
-    for (std::size_t i = 0; i < steady.size(); ++i) {
-        slow_machine.push_back(steady[i] * 1.4);
-        slow_oracle.push_back(oracle[i] * 1.4);
+    // Two runs of the same noisy figure: samples spread 1.0-1.6, interleaved.
+    std::vector<double> old_s, same, slower, noisy_slower;
+    for (int i = 0; i < 60; ++i) {
+        const double noise = 1.0 + 0.6 * ((i * 37) % 60) / 60.0;
+        old_s.push_back(2.0 * noise);
+        same.push_back(2.0 * (1.0 + 0.6 * ((i * 37 + 11) % 60) / 60.0));
+        slower.push_back(2.0 * noise * 1.25);
     }
-    CHECK(compare_samples(steady, slow_machine, 3).verdict == Verdict::slower);
-    CHECK(compare_samples(in_oracle_units(steady, oracle), in_oracle_units(slow_machine, slow_oracle), 3).verdict ==
+    const SampleVerdict a = compare_samples(old_s, same);
+    CHECK(a.verdict == Verdict::within_noise);
+    CHECK(a.band < 0.25);  // what 60 samples a side resolve at this spread
+    const SampleVerdict s = compare_samples(old_s, slower);
+    CHECK(s.verdict == Verdict::slower);
+    CHECK(s.change == Approx(0.25).epsilon(0.02));
+    CHECK(s.p_value < 0.05);
+    CHECK(compare_samples(slower, old_s).verdict == Verdict::faster);
+    // The same change seen through five samples a side at this noise cannot be resolved,
+    // and the verdict says how many samples would resolve 5%.
+    const SampleVerdict few = compare_samples({old_s.begin(), old_s.begin() + 5}, {slower.begin(), slower.begin() + 5});
+    CHECK(few.band > 0.25);
+    CHECK(few.samples_needed > 60);
+    // Under five samples a side: no verdict, but still how many would do.
+    const SampleVerdict one = compare_samples({2.0}, {4.0});
+    CHECK(one.verdict == Verdict::within_noise);
+    CHECK(one.samples_needed >= 5);
+    // A significant change under 3% is not called: two runs of the same code differ so much.
+    std::vector<double> nudged;
+    for (double x : old_s) nudged.push_back(x * 1.02);
+    CHECK(compare_samples(old_s, nudged).verdict == Verdict::within_noise);
+    // Relative to the oracle of the same round: a machine 40% slower in the second run
+    // slows both, and the ratios do not move.
+    const std::vector<double> oracle(old_s.size(), 4.0);
+    std::vector<double> slow_machine, slow_oracle;
+    for (double x : old_s) slow_machine.push_back(x * 1.4);
+    for (double x : oracle) slow_oracle.push_back(x * 1.4);
+    CHECK(compare_samples(old_s, slow_machine).verdict == Verdict::slower);
+    CHECK(compare_samples(relative_to_oracle(old_s, oracle), relative_to_oracle(slow_machine, slow_oracle)).verdict ==
           Verdict::within_noise);
-    CHECK(in_oracle_units({1, 2}, {}).empty());  // a fixed baseline: judged on the raw samples
-    // A noisy oracle widens the band: a 10% change is then not enough.
-    const std::vector<double> tighter{2.20, 2.21, 2.22};
-    CHECK(compare_samples(steady, tighter, 3).verdict == Verdict::slower);
-    CHECK(compare_samples(steady, tighter, 3, 0.05).verdict == Verdict::within_noise);
-    CHECK(sample_spread({3.0, 1.0, 1.1, 5.0}) == Approx(1.05));
-    CHECK(sample_spread({1.0, 1.2, 9.0}) == Approx(0.2));
+    CHECK(relative_to_oracle({1, 2}, {}).empty());  // a fixed baseline: judged on the raw samples
 }
 
 TEST_CASE("--compare refuses another machine or another explicit seed, in one line", "[report][compare]") {
@@ -338,7 +347,7 @@ TEST_CASE("--compare calls a slowed variant slower and the same code within nois
         REQUIRE(r.status == 0);
         return r;
     };
-    timed(same, {"--json", dir + "/old.json"});
+    timed(same, {"--json", dir + "/old.json", "--html", dir + "/old.html"});
 
     auto again = timed(same, {"--compare", dir + "/old.json", "--json", dir + "/again.json"});
     CHECK_THAT(again.out, Catch::Contains("Compared with"));
@@ -346,7 +355,10 @@ TEST_CASE("--compare calls a slowed variant slower and the same code within nois
     CHECK(rows.size() == 4);  // 2 variants x 2 dims
     for (const auto& row : rows) CHECK_THAT(row, Catch::Contains("within noise"));
 
-    auto slowed = timed(slow, {"--compare", dir + "/old.json", "--html", dir + "/c.html"});
+    // The old run's page serves as well as its JSON: it embeds the report.
+    auto slowed = timed(slow, {"--compare", dir + "/old.html", "--html", dir + "/c.html"});
+    CHECK_THAT(slowed.out, Catch::Contains("Compared with " + dir + "/old.html"));
+    CHECK_THAT(slowed.out, Catch::Contains("(resolves ±"));
     for (const auto& row : test::lines_starting_with(slowed.out, "rotate ")) {
         INFO(row);
         if (row.find("rotate: maybe slowed") != std::string::npos) CHECK_THAT(row, Catch::Contains("slower"));
@@ -532,9 +544,11 @@ TEST_CASE("the page says what a hollow marker means for a run timed beside the o
     // Convergence beside the oracle is the speedup's interval against the ratio
     // tolerance (results.hpp), not the K fastest samples within epsilon.
     const std::string tolerance = fmt::format("{:.1f}%", 100 * config["ratio_tolerance"].get<double>());
-    CHECK_THAT(b.dom, Catch::Contains("Hollow markers: the speedup\u2019s 95% interval beside the oracle stayed wider than \u00b1" +
+    CHECK_THAT(b.dom, Catch::Contains("Hollow markers: the rounds beside the oracle still disagreed by more than " +
                                       tolerance));
-    CHECK_THAT(b.dom, !Catch::Contains("Hollow markers: the K fastest"));
+    CHECK_THAT(b.dom, !Catch::Contains("Hollow markers: the fastest samples"));
+    // The chart draws the round the speedup stands for, and says so: its two CPEs divide.
+    CHECK_THAT(b.dom, Catch::Contains("Their ratio is the speedup"));
 }
 
 TEST_CASE("the batch page's points bands hold each kernel's points on one scale when their maxima differ", "[report][pages][grader]") {
@@ -631,7 +645,7 @@ TEST_CASE("the page shows each speedup's 95% interval from the JSON and marks an
         unsettled += v["mean_speedup"].is_number() && !v["converged"].get<bool>();
     }
     REQUIRE(unsettled > 0);
-    CHECK_THAT(b.dom, Catch::Contains("* not converged: the speedup\u2019s 95% interval beside the oracle"));
+    CHECK_THAT(b.dom, Catch::Contains("* unsure: the rounds beside the oracle still disagreed"));
     // The mean speedup on the scoring curve says so too, in its legend.
     std::smatch m;
     REQUIRE(std::regex_search(b.dom, m, std::regex("aria-label=\"Mean speedup[^\"]*\"")));

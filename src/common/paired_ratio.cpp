@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "statistics.hpp"
@@ -15,15 +16,19 @@ double RatioEstimate::half_width() const {
 }
 
 RatioEstimate paired_ratio(std::span<const double> numerator, std::span<const double> denominator) {
-    std::vector<double> ratios;
+    std::vector<std::pair<double, double>> pairs;  // (ratio, denominator)
     for (std::size_t i = 0; i < std::min(numerator.size(), denominator.size()); ++i)
-        if (numerator[i] > 0 && denominator[i] > 0) ratios.push_back(numerator[i] / denominator[i]);
+        if (numerator[i] > 0 && denominator[i] > 0) pairs.emplace_back(numerator[i] / denominator[i], denominator[i]);
     RatioEstimate r;
-    r.pairs = int(ratios.size());
-    if (ratios.empty()) return r;
-    std::sort(ratios.begin(), ratios.end());
+    r.pairs = int(pairs.size());
+    if (pairs.empty()) return r;
+    std::sort(pairs.begin(), pairs.end());
+    std::vector<double> ratios;
+    for (const auto& p : pairs) ratios.push_back(p.first);
     r.value = median(ratios);
     const int n = r.pairs;
+    const std::size_t mid = std::size_t(n) / 2;
+    r.median_denominator = n % 2 ? pairs[mid].second : (pairs[mid - 1].second + pairs[mid].second) / 2;
     if (n < kMinPairs) {
         r.low = ratios.front();
         r.high = ratios.back();

@@ -20,6 +20,10 @@ struct RatioEstimate {
     double low = 0;    // ~95% interval of that median (distribution-free)
     double high = 0;
     int pairs = 0;
+    // The denominator of the pair whose ratio is the median (the mean of the middle
+    // two's for an even count): the typical sample the ratio stands for, so that a
+    // report can show two figures that divide to `value`.
+    double median_denominator = 0;
     // Half the interval's width over the value: the figure's +/- as a fraction;
     // infinite below kMinPairs, where no interval is trusted.
     double half_width() const;

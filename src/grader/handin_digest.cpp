@@ -6,7 +6,7 @@
 #include <sstream>
 #include <vector>
 
-#include "driver/explain/build_state.hpp"
+#include "driver/core/build_state.hpp"
 
 namespace perflab::grader {
 namespace fs = std::filesystem;

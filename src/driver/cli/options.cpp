@@ -76,9 +76,9 @@ ParseOutcome parse_options(int argc, char** argv) {
     app.add_option("--html", o.html_path, "Also write a self-contained HTML page of the run (charts, samples, machine)")
         ->option_text("FILE");
     auto* compare_opt = app.add_option("--compare", o.compare_path,
-                   "Compare this run with an earlier --json report of the same machine: per variant and dim, faster, "
-                   "slower or within noise")
-        ->option_text("OLD.json");
+                   "Compare this run with an earlier --json report or --html page of the same machine: per variant and "
+                   "dim, faster, slower or within noise, and the least change each row resolves")
+        ->option_text("OLD.json|OLD.html");
     app.add_option("--k", o.kbest.k, "K of the K-best timing scheme (default 3)")->check(in_range(1, 100));
     app.add_option("--epsilon", o.kbest.epsilon, "Agreement the K fastest samples need (default 0.01)")
         ->check(in_range(0.0, 1.0));

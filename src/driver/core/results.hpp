@@ -8,6 +8,7 @@
 
 #include "checker.hpp"
 #include "kernel.hpp"
+#include "common/cpu_activity.hpp"
 #include "common/machine.hpp"
 #include "scoring.hpp"
 #include "common/sampler.hpp"
@@ -34,6 +35,10 @@ struct DimResult {
     // The speedup's ~95% interval, when it came from rounds paired with the oracle
     // (both 0 with a fixed baseline: that figure has no interval of its own).
     double speedup_low = 0, speedup_high = 0;
+    // The typical round those paired ratios stand for (paired_ratio's median pair),
+    // the variant's CPE and the oracle's beside it: they divide to `speedup`, where
+    // the fastest CPEs above need not. Both 0 with a fixed baseline.
+    double typical_cpe = 0, typical_baseline_cpe = 0;
     int samples = 0;
     bool converged = false;  // paired: the interval is within the tolerance; else K-best agreed
     // The kernel's calls stood clear of the call's own noise, so its cost came out of
@@ -116,6 +121,10 @@ struct RunResult {
     std::optional<MachineModel> model;  // the model machine, whenever model figures were asked for
     std::optional<std::string> model_unavailable;  // why the model stopped
     std::optional<double> total_points;
+    // The allowed CPUs as the driver saw them just before choosing the quietest (empty:
+    // --cpu chose, or there was one), and what other tasks took from the run meanwhile.
+    std::vector<CpuBusyness> cpus_before;
+    std::optional<InterferenceMeter::Reading> interference;
     const KernelResult* find(Kernel k) const;
 };
 

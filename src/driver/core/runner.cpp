@@ -205,6 +205,8 @@ VariantResult Runner::measure_dims(const KernelPlan& kp, const Variant& v, const
             d.speedup = r.value;
             d.speedup_low = r.low;
             d.speedup_high = r.high;
+            d.typical_cpe = r.median_denominator / (double(dim) * double(dim));
+            d.typical_baseline_cpe = d.typical_cpe * r.value;
             d.converged = sure(d.speedup_call_cost_resolved, r);
         }
         if (i < fixed_baseline.size()) d.baseline_cpe = fixed_baseline[i];

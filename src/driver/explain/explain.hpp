@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "build_state.hpp"
+#include "driver/core/build_state.hpp"
 #include "driver/core/cache_clear.hpp"
 #include "driver/evidence/access_pattern.hpp"
 #include "driver/evidence/cachegrind.hpp"

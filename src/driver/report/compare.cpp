@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fstream>
+#include <limits>
 #include <sstream>
+
+#include "common/statistics.hpp"
 
 namespace perflab {
 namespace {
@@ -50,6 +53,37 @@ std::vector<const json*> partners(const json& old_variants, const json& new_vari
     return out;
 }
 
+// The report a page written by --html embeds (as JSON, "<" escaped), or the text as
+// it is: a page is what a student keeps, and it holds every sample the JSON does.
+std::string embedded_report(const std::string& text) {
+    const std::string open = "<script type=\"application/json\" id=\"perflab-report\">";
+    const auto from = text.find(open);
+    if (from == std::string::npos) return text;
+    const auto start = from + open.size();
+    return text.substr(start, text.find("</script>", start) - start);
+}
+
+// The most samples a row that found no change would have needed to resolve kResolveTarget.
+int most_samples_needed(const Comparison& c) {
+    int most = 0;
+    for (const auto& r : c.rows)
+        if (r.verdict.verdict == Verdict::within_noise) most = std::max(most, r.verdict.samples_needed);
+    return most;
+}
+
+// What would let a comparison that could not resolve kResolveTarget do so.
+std::string resolve_remedy(int samples_needed) {
+    if (samples_needed <= 0) return "";
+    constexpr int kMostSamples = 10000;  // --max-samples' limit
+    if (samples_needed > kMostSamples)
+        return fmt::format("To resolve a {:.0f}% change at this noise needs more than {} samples a run: time both on a "
+                           "quieter machine.",
+                           100 * kResolveTarget, kMostSamples);
+    return fmt::format("To resolve a {:.0f}% change at this noise, time both runs with about {} samples "
+                       "(--max-samples {} --ratio-tolerance 0), or on a quieter machine.",
+                       100 * kResolveTarget, samples_needed, samples_needed);
+}
+
 std::string not_compared(const Comparison& c) {
     std::string out;
     for (const auto& r : c.renamed) out += fmt::format("compared under another name: {}\n", r);
@@ -62,10 +96,10 @@ std::string not_compared(const Comparison& c) {
 const char* judged_basis(const Comparison& c) {
     if (c.rows.empty()) return "as no variant was measured at the same dim, and passed its check, in both runs";
     const auto oracle = std::count_if(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) { return r.against_oracle; });
-    if (oracle == std::ssize(c.rows)) return "each in units of its run's fastest oracle sample (vs oracle)";
+    if (oracle == std::ssize(c.rows)) return "each round's sample over the oracle's in that round (vs oracle)";
     if (oracle == 0)
         return "as measured: no oracle was timed beside them (a fixed --baseline), so none is in oracle units (vs oracle -)";
-    return "each in units of its run's fastest oracle sample where both runs timed the oracle (vs oracle), else as "
+    return "each round's sample over the oracle's in that round where both runs timed the oracle (vs oracle), else as "
            "measured (vs oracle -: a fixed --baseline times no oracle)";
 }
 
@@ -77,37 +111,91 @@ const char* verdict_name(Verdict v) {
     }
 }
 
-double sample_spread(std::vector<double> samples) {
-    if (samples.empty()) return 0;
-    std::sort(samples.begin(), samples.end());
-    const std::size_t n = samples.size();
-    const double median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
-    return samples[0] > 0 ? (median - samples[0]) / samples[0] : 0;
-}
-
-std::vector<double> in_oracle_units(const std::vector<double>& samples, const std::vector<double>& oracle) {
-    if (oracle.empty() || samples.empty()) return {};
-    const double best = *std::min_element(oracle.begin(), oracle.end());
-    if (best <= 0) return {};
+std::vector<double> relative_to_oracle(const std::vector<double>& samples, const std::vector<double>& oracle) {
     std::vector<double> out;
-    for (double s : samples) out.push_back(s / best);
+    for (std::size_t i = 0; i < std::min(samples.size(), oracle.size()); ++i)
+        if (samples[i] > 0 && oracle[i] > 0) out.push_back(samples[i] / oracle[i]);
     return out;
 }
 
-SampleVerdict compare_samples(std::vector<double> old_s, std::vector<double> new_s, int k, double reference_noise) {
+namespace {
+
+constexpr int kMinSamples = 5;
+constexpr double kZLevel = 1.959964;  // two-sided 5%
+constexpr double kZPower = 0.841621;  // 80%: the change is found 4 times in 5
+// The rank test's efficiency beside a t-test on normal noise (3/pi): it pays that
+// little for needing no assumption about the noise's shape.
+constexpr double kRankEfficiency = 3 / 3.14159265358979;
+
+std::vector<double> logs(const std::vector<double>& v) {
+    std::vector<double> out;
+    for (double x : v)
+        if (x > 0) out.push_back(std::log(x));
+    return out;
+}
+
+// A robust standard deviation: 1.4826 median absolute deviations (one sample's
+// outlier, an interrupt, moves it little).
+double robust_sd(const std::vector<double>& v) {
+    const double m = median(v);
+    std::vector<double> dev;
+    for (double x : v) dev.push_back(std::abs(x - m));
+    return 1.4826 * median(dev);
+}
+
+// Two-sided p of the Mann-Whitney U statistic, normal approximation with midranks.
+double rank_test_p(const std::vector<double>& a, const std::vector<double>& b) {
+    std::vector<std::pair<double, int>> all;
+    for (double x : a) all.emplace_back(x, 0);
+    for (double x : b) all.emplace_back(x, 1);
+    std::sort(all.begin(), all.end());
+    double rank_sum_a = 0;
+    for (std::size_t i = 0; i < all.size();) {
+        std::size_t j = i;
+        while (j < all.size() && all[j].first == all[i].first) ++j;
+        const double midrank = (double(i) + double(j) + 1) / 2;
+        for (std::size_t t = i; t < j; ++t)
+            if (all[t].second == 0) rank_sum_a += midrank;
+        i = j;
+    }
+    const double n1 = double(a.size()), n2 = double(b.size());
+    const double u = rank_sum_a - n1 * (n1 + 1) / 2;
+    const double sd = std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
+    if (sd <= 0) return 1;
+    return std::erfc(std::abs(u - n1 * n2 / 2) / sd / std::sqrt(2.0));
+}
+
+// The median of every difference new - old: the shift the rank test is about.
+double hodges_lehmann_shift(const std::vector<double>& old_logs, const std::vector<double>& new_logs) {
+    std::vector<double> d;
+    d.reserve(old_logs.size() * new_logs.size());
+    for (double o : old_logs)
+        for (double n : new_logs) d.push_back(n - o);
+    return median(d);
+}
+
+}  // namespace
+
+SampleVerdict compare_samples(const std::vector<double>& old_samples, const std::vector<double>& new_samples) {
     SampleVerdict v;
-    std::sort(old_s.begin(), old_s.end());
-    std::sort(new_s.begin(), new_s.end());
-    if (old_s.empty() || new_s.empty() || old_s[0] <= 0) return v;
-    v.change = new_s[0] / old_s[0] - 1;
-    v.band = std::max(kMinimumBand,
-                      2 * std::max(sample_spread(old_s), sample_spread(new_s)) + 2 * reference_noise);
-    if (old_s.size() < 2 || new_s.size() < 2) return v;  // one sample shows no spread: nothing to decide from
-    const std::size_t ko = std::min<std::size_t>(std::max(k, 1), old_s.size()) - 1;
-    const std::size_t kn = std::min<std::size_t>(std::max(k, 1), new_s.size()) - 1;
-    if (v.change > v.band && new_s[0] > old_s[ko]) v.verdict = Verdict::slower;
-    // Faster is the same test from the other side: the old run's fastest lies beyond the new K-th.
-    if (old_s[0] / new_s[0] - 1 > v.band && old_s[0] > new_s[kn]) v.verdict = Verdict::faster;
+    const std::vector<double> o = logs(old_samples), n = logs(new_samples);
+    if (o.empty() || n.empty()) return v;
+    v.change = std::exp(hodges_lehmann_shift(o, n)) - 1;
+    const double sd = std::sqrt((robust_sd(o) * robust_sd(o) + robust_sd(n) * robust_sd(n)) / 2);
+    auto resolvable = [&](double n1, double n2) {
+        return std::exp((kZLevel + kZPower) * sd * std::sqrt(1 / n1 + 1 / n2) / std::sqrt(kRankEfficiency)) - 1;
+    };
+    const bool enough = int(o.size()) >= kMinSamples && int(n.size()) >= kMinSamples;
+    v.band = std::max(kMinimumBand, enough ? resolvable(double(o.size()), double(n.size()))
+                                           : std::numeric_limits<double>::infinity());
+    if (!enough || v.band > kResolveTarget) {
+        // Equal runs of n each resolve the target when (zl + zp) sd sqrt(2 / n) / sqrt(eff) = log(1 + target).
+        const double per_run = 2 * std::pow((kZLevel + kZPower) * sd / std::log1p(kResolveTarget), 2) / kRankEfficiency;
+        v.samples_needed = std::max(kMinSamples, int(std::ceil(per_run)));
+    }
+    if (!enough) return v;
+    v.p_value = rank_test_p(o, n);
+    if (v.p_value < 0.05 && std::abs(v.change) > kMinimumBand) v.verdict = v.change > 0 ? Verdict::slower : Verdict::faster;
     return v;
 }
 
@@ -116,9 +204,11 @@ json load_old_report(const std::string& path) {
     if (!in) throw CompareError(fmt::format("cannot read '{}': give a report written by ./driver --json FILE", path));
     std::stringstream ss;
     ss << in.rdbuf();
-    json j = json::parse(ss.str(), nullptr, false);
+    json j = json::parse(embedded_report(ss.str()), nullptr, false);
     if (j.is_discarded() || !j.is_object())
-        throw CompareError(fmt::format("'{}' is not JSON: give a report written by ./driver --json FILE", path));
+        throw CompareError(fmt::format("'{}' is neither JSON nor a page with a report in it: give a report written by "
+                                       "./driver --json FILE or --html FILE",
+                                       path));
     if (j.value("schema", "") != "perflab-report-1")
         throw CompareError(fmt::format("'{}' is not a perflab-report-1 report (an --explain report?): give one written "
                                        "by ./driver --json FILE",
@@ -150,7 +240,6 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
     check_comparable(old_r, new_r);
     Comparison c;
     c.old_source = old_source;
-    const int k = new_r["config"].value("k", 3);
     for (const auto& [kernel, nk] : new_r["kernels"].items()) {
         const json* ok = old_r["kernels"].contains(kernel) ? &old_r["kernels"][kernel] : nullptr;
         const std::vector<const json*> partner = ok ? partners((*ok)["variants"], nk["variants"])
@@ -192,11 +281,9 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
                     // A fixed baseline has no oracle samples: the raw samples are judged.
                     const std::vector<double> os = numbers(od, "sample_cpes"), ns = numbers(nd, "sample_cpes");
                     const std::vector<double> oo = numbers(od, "baseline_sample_cpes"), no = numbers(nd, "baseline_sample_cpes");
-                    const std::vector<double> orel = in_oracle_units(os, oo), nrel = in_oracle_units(ns, no);
+                    const std::vector<double> orel = relative_to_oracle(os, oo), nrel = relative_to_oracle(ns, no);
                     row.against_oracle = !orel.empty() && !nrel.empty();
-                    row.verdict = row.against_oracle
-                                      ? compare_samples(orel, nrel, k, std::max(sample_spread(oo), sample_spread(no)))
-                                      : compare_samples(os, ns, k);
+                    row.verdict = row.against_oracle ? compare_samples(orel, nrel) : compare_samples(os, ns);
                     c.rows.push_back(row);
                 }
             }
@@ -228,17 +315,21 @@ Comparison compare_reports(const json& old_r, const json& new_r, const std::stri
 std::string comparison_text(const Comparison& c) {
     if (c.rows.empty())
         return fmt::format("\nCompared with {}: no verdict, {}:\n", c.old_source, judged_basis(c)) + not_compared(c);
-    std::string out = fmt::format("\nCompared with {}: the change in CPE, and the verdict from both runs' samples, {}:\n",
-                                  c.old_source, judged_basis(c));
+    std::string out = fmt::format(
+        "\nCompared with {}: the change in CPE, and a rank test on both runs' samples, {}; each row says the least "
+        "change it detects 4 times in 5 at its noise (5% level, at least 3%):\n",
+        c.old_source, judged_basis(c));
     out += fmt::format("{:<7} {:<40} {:>5} {:>8} {:>8} {:>8} {:>10}  {}\n", "Kernel", "Variant", "Dim", "Old CPE", "New CPE",
                        "Change", "vs oracle", "Verdict");
     for (const auto& r : c.rows) {
         std::string name = r.variant.size() > 40 ? r.variant.substr(0, 39) + "~" : r.variant;
-        out += fmt::format("{:<7} {:<40} {:>5} {:>8.2f} {:>8.2f} {:>+7.1f}% {:>9}  {} (noise band ±{:.1f}%)\n", r.kernel,
-                           name, r.dim, r.old_cpe, r.new_cpe, 100 * r.cpe_change,
-                           r.against_oracle ? fmt::format("{:+.1f}%", 100 * r.verdict.change) : "-",
-                           verdict_name(r.verdict.verdict), 100 * r.verdict.band);
+        const SampleVerdict& v = r.verdict;
+        out += fmt::format("{:<7} {:<40} {:>5} {:>8.2f} {:>8.2f} {:>+7.1f}% {:>9}  {} (resolves {})\n", r.kernel, name,
+                           r.dim, r.old_cpe, r.new_cpe, 100 * r.cpe_change,
+                           r.against_oracle ? fmt::format("{:+.1f}%", 100 * v.change) : "-", verdict_name(v.verdict),
+                           std::isfinite(v.band) ? fmt::format("±{:.1f}%", 100 * v.band) : "nothing: too few samples");
     }
+    if (auto remedy = resolve_remedy(most_samples_needed(c)); !remedy.empty()) out += remedy + "\n";
     return out + not_compared(c);
 }
 
@@ -253,9 +344,13 @@ json comparison_json(const Comparison& c) {
                         {"change", r.cpe_change},
                         {"against_oracle", r.against_oracle},
                         {"judged_change", r.verdict.change},
-                        {"band", r.verdict.band},
+                        {"band", std::isfinite(r.verdict.band) ? json(r.verdict.band) : json(nullptr)},
+                        {"p_value", r.verdict.p_value},
+                        {"samples_needed", r.verdict.samples_needed},
                         {"verdict", verdict_name(r.verdict.verdict)}});
-    return {{"old", c.old_source}, {"judged", judged_basis(c)}, {"rows", rows}, {"renamed", c.renamed}, {"unmatched", c.unmatched}};
+    const std::string remedy = resolve_remedy(most_samples_needed(c));
+    return {{"old", c.old_source}, {"judged", judged_basis(c)}, {"rows", rows},
+            {"remedy", remedy.empty() ? json(nullptr) : json(remedy)}, {"renamed", c.renamed}, {"unmatched", c.unmatched}};
 }
 
 }  // namespace perflab

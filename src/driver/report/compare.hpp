@@ -15,35 +15,28 @@ const char* verdict_name(Verdict v);  // "faster", "slower", "within noise"
 
 struct SampleVerdict {
     Verdict verdict = Verdict::within_noise;
-    double change = 0;  // new fastest / old fastest - 1, of the samples judged
-    double band = 0;    // the relative change the samples cannot tell from noise
+    double change = 0;   // the typical change, new / old - 1 (the Hodges-Lehmann shift of the log samples)
+    double band = 0;     // the least change this comparison detects 4 times in 5 at its noise (at least 3%)
+    double p_value = 1;  // of the rank test, two-sided
+    // Samples per run that would resolve kResolveTarget at this noise; 0 when `band`
+    // already does.
+    int samples_needed = 0;
 };
 
-// The verdict on one figure measured twice, from every sample of each run
-// (lower is better); `k` is the K of the K-best scheme, how many of the fastest
-// samples a figure stands for.
-//
-// A change counts only when it is larger than the band - twice the spread of
-// either run's samples (how far their median lies above their fastest), plus
-// twice `reference_noise` (the spread of whatever the samples were scaled by),
-// never under 3% - and the new run's
-// fastest sample lies beyond the old run's K-th fastest (or the other way
-// round): the two sets of good samples do not overlap. Fewer than two samples
-// on a side can never show a change.
-SampleVerdict compare_samples(std::vector<double> old_samples, std::vector<double> new_samples, int k,
-                              double reference_noise = 0);
+// The change a comparison should resolve; a coarser one earns a remedy.
+inline constexpr double kResolveTarget = 0.05;
 
-// `samples` in units of the oracle's fastest sample of the same run (the runner
-// times the oracle in turns with each variant), or empty without oracle samples:
-// a machine that was slower throughout one run slows both, and the scaled
-// samples do not move.
-std::vector<double> in_oracle_units(const std::vector<double>& samples, const std::vector<double>& oracle);
+// The verdict on one figure measured twice, from every sample of each run (lower is
+// better): a Wilcoxon-Mann-Whitney rank test on the logs of the samples at the 5%
+// level. A change counts when the test rejects "no change" and it is beyond 3% (two
+// runs of the same code on a shared machine differ by that much). Fewer than 5
+// samples on a side decide nothing.
+SampleVerdict compare_samples(const std::vector<double>& old_samples, const std::vector<double>& new_samples);
 
-// The relative spread of `samples`: (median - fastest) / fastest. Not the spread
-// of the K fastest alone: samples taken one after another share the machine's
-// state, so the K fastest agree more closely than two runs' fastest do; the
-// median shows how noisy the machine was.
-double sample_spread(std::vector<double> samples);
+// Each round's sample over the oracle's in the same round (the runner times them in
+// turns), or empty without oracle samples: a machine that was slower for a while
+// slows both, and the ratios do not move.
+std::vector<double> relative_to_oracle(const std::vector<double>& samples, const std::vector<double>& oracle);
 
 struct ComparisonRow {
     std::string kernel, variant;
@@ -66,7 +59,8 @@ struct CompareError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Reads OLD.json and checks it is a perflab report with samples. Throws CompareError.
+// Reads OLD (a --json report, or a page written by --html, which embeds it) and
+// checks it is a perflab report with samples. Throws CompareError.
 nlohmann::json load_old_report(const std::string& path);
 
 // Throws CompareError unless `old_report` was measured on the machine `new_report`

@@ -51,13 +51,15 @@ private:
     void variant_table(const KernelResult& kernel, const VariantResult& variant);
     // The marks' meanings, each said once per run, under the first table that has it.
     void footnotes(const std::vector<DimResult>& dims);
+    void legend(bool paired);
     void summary(const RunResult& run);
 
     std::FILE* out_;
     TextReportOptions options_;
-    bool explained_unconverged_ = false;
+    bool explained_unconverged_ = false, explained_unconverged_alone_ = false;
     bool explained_unresolved_ = false;
     bool explained_speedup_unresolved_ = false;
+    bool explained_paired_ = false, explained_fixed_ = false;
 };
 
 // The documented JSON report (schema "perflab-report-1"; see README.md).

@@ -2,6 +2,7 @@
 
 #include "common/atomic_file.hpp"
 #include "driver/cli/options.hpp"
+#include "machine_load.hpp"
 #include "report.hpp"
 
 namespace perflab {
@@ -38,6 +39,7 @@ json dim_json(const DimResult& d) {
            {"speedup", d.speedup},   {"samples", d.samples}, {"converged", d.converged}, {"call_cost_resolved", d.call_cost_resolved},
            {"speedup_call_cost_resolved", d.speedup_call_cost_resolved}};
     if (d.speedup_high > 0) j["speedup_interval"] = {d.speedup_low, d.speedup_high};
+    if (d.typical_cpe > 0) j["typical_cpes"] = {{"cpe", d.typical_cpe}, {"baseline_cpe", d.typical_baseline_cpe}};
     if (!d.counters.empty()) j["counters"] = counters_json(d.counters);
     if (!d.simulated.empty()) j["simulated"] = counters_json(d.simulated);
     if (d.model)
@@ -75,6 +77,22 @@ json variant_json(const VariantResult& v) {
             {"model_points", optional_value(v.model_points)},
             {"model_flag", optional_value(v.model_flag)},
             {"converged", v.converged()}};
+}
+
+// What the run saw of the others on its machine, and the sentences the reports say of it.
+json machine_load_json(const RunResult& run) {
+    json before = json::array();
+    for (const auto& c : run.cpus_before)
+        before.push_back({{"cpu", c.cpu}, {"runnable", c.runnable}, {"busy_fraction", c.busy_fraction}});
+    json j{{"cpus_before", before}, {"cpu_choice", optional_string(cpu_choice_line(run))},
+           {"busy", optional_string(busy_line(run))}};
+    if (run.interference)
+        j["during"] = {{"waiting_fraction", run.interference->waiting_fraction},
+                       {"steal_fraction", run.interference->steal_fraction},
+                       {"seconds", run.interference->seconds}};
+    auto spread = oracle_spread(run);
+    j["oracle_spread"] = spread ? json(*spread) : json(nullptr);
+    return j;
 }
 
 json kernel_json(const KernelResult& k) {
@@ -149,6 +167,7 @@ std::string json_report(const RunResult& run) {
         {"model", run.model ? model_json(*run.model) : json(nullptr)},
         {"model_unavailable", optional_string(run.model_unavailable)},
         {"total_points", run.total_points ? json(*run.total_points) : json(nullptr)},
+        {"machine_load", machine_load_json(run)},
     };
     // Descriptions are the student's bytes: keep valid UTF-8 intact and replace
     // only what is not UTF-8 rather than fail the whole report.

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "machine_load.hpp"
 #include "report.hpp"
 
 namespace perflab {
@@ -37,6 +38,7 @@ void TextReporter::start(const RunResult& run) {
                    run.config.seed ? fmt::format("from seed {}", *run.config.seed) : "from a secret key",
                    run.config.baseline_mode);
     }
+    if (auto line = cpu_choice_line(run)) fmt::print(out_, "{}\n\n", *line);
     // The (sim) rows mean nothing without the caches they were simulated on.
     if (!run.simulation_geometry.empty()) fmt::print(out_, "Simulated caches: {}\n\n", run.simulation_geometry);
     std::fflush(out_);
@@ -68,11 +70,26 @@ void TextReporter::kernel_started(const KernelResult& kernel) {
     fmt::print(out_, "\n");
 }
 
+// Which rows the speedup divides, said once per run for each kind of table: a reader
+// who divides the fastest CPEs of a paired table gets another figure.
+void TextReporter::legend(bool paired) {
+    bool& said = paired ? explained_paired_ : explained_fixed_;
+    if (said) return;
+    said = true;
+    fmt::print(out_, "{}\n",
+               paired ? "Speedup = Baseline paired / Your paired: the middle round of those timed in turns with the "
+                        "oracle; Your and Baseline CPEs are each one's fastest sample."
+                      : "Speedup = Baseline CPEs / Your CPEs (the baseline is fixed; Your CPEs is the fastest sample).");
+}
+
 void TextReporter::footnotes(const std::vector<DimResult>& dims) {
     auto any = [&](auto&& pred) { return std::any_of(dims.begin(), dims.end(), pred); };
     // A figure that kept the call's cost is not converged either; its own note says why.
-    const bool unconverged = any(
-        [](const DimResult& d) { return !d.converged && d.call_cost_resolved && d.speedup_call_cost_resolved; });
+    auto unsure = [](const DimResult& d) {
+        return !d.converged && d.call_cost_resolved && d.speedup_call_cost_resolved;
+    };
+    const bool unsure_paired = any([&](const DimResult& d) { return unsure(d) && d.speedup_high > 0; });
+    const bool unsure_alone = any([&](const DimResult& d) { return unsure(d) && d.speedup_high <= 0; });
     const bool unresolved = any([](const DimResult& d) { return !d.call_cost_resolved; });
     const bool speedup_unresolved =
         any([](const DimResult& d) { return d.call_cost_resolved && !d.speedup_call_cost_resolved; });
@@ -81,17 +98,18 @@ void TextReporter::footnotes(const std::vector<DimResult>& dims) {
         fmt::print(out_, "{}\n", text);
         said = true;
     };
-    once(unconverged, explained_unconverged_,
-         "* did not converge: beside the oracle, the speedup's 95% interval stayed wider than the ratio tolerance; "
-         "alone, the K fastest samples never agreed within epsilon; so this figure is less certain: rerun on a "
-         "quieter machine or raise --max-samples");
+    // One sentence each: what happened to this figure, and what to do.
+    once(unsure_paired, explained_unconverged_,
+         "* unsure: the rounds beside the oracle still disagreed by more than 3% when sampling stopped; rerun when "
+         "the machine is quieter.");
+    once(unsure_alone, explained_unconverged_alone_,
+         "* unsure: the fastest samples never agreed within 1%; rerun when the machine is quieter.");
     once(unresolved, explained_unresolved_,
-         "* within the call's noise: this kernel's fastest call was not clearly slower than an empty call, so the "
-         "call's cost stays in its CPE and speedup (they understate it); use larger --dims or a quieter machine");
+         "* includes the call: at this size the kernel is too quick to tell from the cost of calling it, so the "
+         "figure counts that cost too; judge your code by the larger sizes.");
     once(speedup_unresolved, explained_speedup_unresolved_,
-         "* speedup within the call's noise: this kernel's fastest call was not clearly slower than a typical empty "
-         "call, so its speedup pairs whole calls (towards 1: it understates the kernel); its CPE, from the fastest "
-         "calls, has the call's cost taken out; use larger --dims or a quieter machine");
+         "* speedup includes the call: at this size the kernel is too quick to tell from the cost of calling it, so "
+         "the speedup compares whole calls and reads nearer 1 than your code is; judge it by the larger sizes.");
 }
 
 void TextReporter::variant_table(const KernelResult& kernel, const VariantResult& v) {
@@ -116,6 +134,8 @@ void TextReporter::variant_table(const KernelResult& kernel, const VariantResult
         return;
     }
     std::string dims = "Dim\t", cpes = "Your CPEs", base = "Baseline CPEs", speed = "Speedup\t", samples = "Samples\t";
+    std::string typical = "Your paired", typical_base = "Baseline paired";
+    const bool paired = std::any_of(v.dims.begin(), v.dims.end(), [](const DimResult& d) { return d.typical_cpe > 0; });
     // The speedup comes from the same samples as the CPE, so it is as unsure; the
     // mean is as unsure as its least certain dimension.
     for (const auto& d : v.dims) {
@@ -123,12 +143,17 @@ void TextReporter::variant_table(const KernelResult& kernel, const VariantResult
         dims += fmt::format("\t{}", d.dim);
         cpes += fmt::format("\t{:.1f}{}", d.cpe, mark);
         base += fmt::format("\t{:.1f}", d.baseline_cpe);
+        typical += d.typical_cpe > 0 ? fmt::format("\t{:.1f}", d.typical_cpe) : "\t-";
+        typical_base += d.typical_cpe > 0 ? fmt::format("\t{:.1f}", d.typical_baseline_cpe) : "\t-";
         speed += fmt::format("\t{:.1f}{}", d.speedup, mark);
         samples += fmt::format("\t{}", d.samples);
     }
     const bool mean_unsure = std::any_of(v.dims.begin(), v.dims.end(), [](const DimResult& d) { return !d.converged; });
-    fmt::print(out_, "{}\tMean\n{}\n{}\n{}\t{:.1f}{}\n", dims, cpes, base, speed, v.mean_speedup,
-               mean_unsure ? "*" : "");
+    fmt::print(out_, "{}\tMean\n{}\n{}\n", dims, cpes, base);
+    if (paired) fmt::print(out_, "{}\n{}\n", typical, typical_base);
+    fmt::print(out_, "{}\t{:.1f}{}\n", speed, v.mean_speedup, mean_unsure ? "*" : "");
+    if (paired || std::any_of(v.dims.begin(), v.dims.end(), [](const DimResult& d) { return d.baseline_cpe > 0; }))
+        legend(paired);
     if (kernel.speed_of_light) {
         // Where either figure still holds the call's own cost, their ratio says
         // nothing about the kernel: a memcpy at 64 timed as its call once read as
@@ -165,6 +190,7 @@ void TextReporter::summary(const RunResult& run) {
         fmt::print(out_, "\nbestscores:{:.1f}:{:.1f}:\n", best_mean(Kernel::rotate), best_mean(Kernel::smooth));
         return;
     }
+    if (auto line = busy_line(run)) fmt::print(out_, "{}\n\n", *line);
     fmt::print(out_, "Summary of Your Best Scores:\n");
     for (const auto& kr : run.kernels) {
         if (kr.best)

@@ -22,12 +22,13 @@ PL.run(function () {
              ticks: { callback: function (v) { return String(Math.round(Math.pow(2, v))); } } };
   }
 
-  // What "not converged" means depends on how the run was timed (results.hpp): beside
-  // the measured oracle, sampling stops once the speedup's interval is narrow enough.
+  // What "not converged" means depends on how the run was timed (results.hpp): one
+  // short sentence, the cause, the remedy, as the text report says it.
   var unsure = !report ? '' : report.config.baseline === 'measured'
-    ? 'the speedup\u2019s 95% interval beside the oracle stayed wider than \u00b1' + fmt(100 * report.config.ratio_tolerance, 1) +
-      '%, or the calls were not clearly slower than an empty call'
-    : 'the K fastest samples never agreed within epsilon (' + report.config.epsilon + '), or the calls were not clearly slower than an empty call';
+    ? 'the rounds beside the oracle still disagreed by more than ' + fmt(100 * report.config.ratio_tolerance, 1) +
+      '% when sampling stopped (or the kernel was too quick to tell from its call); rerun when the machine is quieter'
+    : 'the fastest samples never agreed within ' + fmt(100 * report.config.epsilon, 1) +
+      '% (or the kernel was too quick to tell from its call); rerun when the machine is quieter';
 
   var title = report && report.team ? 'perflab: team ' + report.team.team : 'perflab report';
   if (grader) title = 'perflab feedback: ' + grader.id;
@@ -37,6 +38,12 @@ PL.run(function () {
     page.appendChild(el('p', { class: 'sub', text: (names ? names + ' \u00b7 ' : '') + report.driver + ' \u00b7 ' +
                                                report.machine.cpu_model }));
   }
+
+  // The machine as shared with others, in one plain line each, above everything else
+  // (older reports have no machine_load).
+  var load = report && report.machine_load;
+  if (load && load.busy) page.appendChild(el('div', { class: 'notice', 'data-busy': '', text: load.busy }));
+  if (load && load.cpu_choice) page.appendChild(el('p', { class: 'muted', 'data-cpu-choice': '', text: load.cpu_choice }));
 
   if (grader) {
     var ok = grader.status === 'ok';
@@ -146,12 +153,11 @@ PL.run(function () {
     var inOracleUnits = c.rows.some(function (r) { return r.against_oracle; });
     var asMeasured = c.rows.some(function (r) { return !r.against_oracle; });
     sec.appendChild(el('p', { class: 'sub', text: !c.rows.length ? 'No verdict, ' + c.judged + '.'
-      : 'The change in each CPE, and a verdict from both runs\u2019 samples, ' + c.judged + '.' +
-        (inOracleUnits ? ' In oracle units a machine slower during one run is not called a change.' : '') +
+      : 'The change in each CPE, and a rank test on both runs\u2019 samples, ' + c.judged + '.' +
+        (inOracleUnits ? ' Relative to the oracle a machine slower during one run is not called a change.' : '') +
         (asMeasured ? ' As measured, a machine slower during one run can show as a change.' : '') +
-        ' A change counts only beyond the noise band (twice how far the median sample lies above the fastest, for the variant' +
-        (inOracleUnits ? ' and, in oracle units, for the oracle' : '') + ', at least 3%) ' +
-        'and when the good samples of the two runs do not overlap.' }));
+        ' \u201cResolves\u201d is the least change the test finds 4 times in 5 at that row\u2019s noise (5% level, at least 3%).' }));
+    if (c.remedy) sec.appendChild(el('p', { class: 'notice', text: c.remedy }));
     var glyph = { faster: '\u25bc faster', slower: '\u25b2 slower', 'within noise': '= within noise' };
     var cls = { faster: 'good', slower: 'bad', 'within noise': 'muted' };
     var rows = c.rows.map(function (r) {
@@ -160,11 +166,11 @@ PL.run(function () {
         el('td', { class: 'num', text: fmt(r.old_cpe) }), el('td', { class: 'num', text: fmt(r.new_cpe) }),
         el('td', { class: 'num', 'data-sort': String(r.change), text: (r.change >= 0 ? '+' : '') + fmt(100 * r.change, 1) + '%' }),
         el('td', { class: 'num', text: r.against_oracle ? (r.judged_change >= 0 ? '+' : '') + fmt(100 * r.judged_change, 1) + '%' : '\u2013' }),
-        el('td', { class: 'num', text: '\u00b1' + fmt(100 * r.band, 1) + '%' }),
+        el('td', { class: 'num', text: r.band === null ? 'too few samples' : '\u00b1' + fmt(100 * r.band, 1) + '%' }),
         el('td', null, [el('span', { class: 'badge ' + cls[r.verdict], text: glyph[r.verdict] })])]);
     });
     if (rows.length) {
-      var t = PL.table(['Kernel', 'Variant', 'Dim', 'Old CPE', 'New CPE', 'Change', 'vs oracle', 'Noise band', 'Verdict'], rows,
+      var t = PL.table(['Kernel', 'Variant', 'Dim', 'Old CPE', 'New CPE', 'Change', 'vs oracle', 'Resolves', 'Verdict'], rows,
                        [false, false, true, true, true, true, true, true, false]);
       PL.sortable(t);
       sec.appendChild(t);
@@ -188,32 +194,52 @@ PL.run(function () {
     if (timed.length || k.speed_of_light) {
       var card = el('div', { class: 'card' });
       grid.appendChild(card);
+      // Beside the measured oracle the speedup is the median of paired rounds: the chart
+      // draws that round's two CPEs, which divide to it, not the fastest of each.
+      var paired = timed.some(function (v) { return v.dims.some(function (d) { return d.typical_cpes; }); });
+      var shown = function (d) { return paired ? (d.typical_cpes ? d.typical_cpes.cpe : null) : d.cpe; };
       var sets = timed.map(function (v, i) {
         var s = PL.style(i);
+        var ds = v.dims.filter(function (d) { return shown(d) !== null; });
         return { label: short(v.name) + graded(v) + (v.converged ? '' : ' \u2013 not converged'), legendName: short(v.name),
-                 data: v.dims.map(function (d) { return { x: log2(d.dim), y: d.cpe, dim: d.dim, converged: d.converged, n: d.samples }; }),
+                 data: ds.map(function (d) { return { x: log2(d.dim), y: shown(d), dim: d.dim, converged: d.converged, n: d.samples }; }),
                  borderColor: s.color, backgroundColor: s.color, borderDash: s.dash, pointStyle: s.shape,
                  pointRadius: 5, borderWidth: v.graded ? 3 : 2,
                  // A figure whose samples never agreed is drawn hollow.
-                 pointBackgroundColor: v.dims.map(function (d) { return d.converged ? s.color : '#fff'; }) };
+                 pointBackgroundColor: ds.map(function (d) { return d.converged ? s.color : '#fff'; }) };
       });
       variantSeries += sets.length;
-      if (k.baseline_cpes.length)
+      if (paired) {
+        var oracle = [], colors = [];
+        timed.forEach(function (v, i) {
+          v.dims.forEach(function (d) {
+            if (!d.typical_cpes) return;
+            oracle.push({ x: log2(d.dim), y: d.typical_cpes.baseline_cpe, dim: d.dim, beside: short(v.name) });
+            colors.push(PL.style(i).color);
+          });
+        });
+        sets.push({ label: 'naive oracle, in the same round', data: oracle, showLine: false, borderColor: colors,
+                    backgroundColor: colors, pointStyle: 'crossRot', pointRadius: 7, borderWidth: 2 });
+      } else if (k.baseline_cpes.length)
         sets.push({ label: 'naive oracle (baseline)', data: k.dims.map(function (d, i) { return { x: log2(d), y: k.baseline_cpes[i], dim: d }; }),
                     borderColor: '#000', backgroundColor: '#000', borderDash: [10, 4], pointStyle: 'crossRot', pointRadius: 6, borderWidth: 2 });
       if (k.speed_of_light)
-        sets.push({ label: 'memcpy (speed of light)', data: k.speed_of_light.dims.map(function (d) { return { x: log2(d.dim), y: d.cpe, dim: d.dim, converged: d.converged }; }),
+        sets.push({ label: 'memcpy (speed of light, fastest)', data: k.speed_of_light.dims.map(function (d) { return { x: log2(d.dim), y: d.cpe, dim: d.dim, converged: d.converged }; }),
                     borderColor: '#777', backgroundColor: '#777', borderDash: [2, 2], pointStyle: 'line', pointRadius: 7, borderWidth: 2 });
-      PL.chart(card, 'CPE (cycles per pixel) against dim, log axes \u2013 lower is faster', {
+      PL.chart(card, 'CPE (cycles per pixel) against dim' + (paired ? ', the round the speedup stands for' : '') +
+                     ', log axes \u2013 lower is faster', {
         type: 'line', data: { datasets: sets },
         options: { parsing: false, scales: {
           x: dimAxis(k.dims, 0.25),
           y: { type: 'logarithmic', title: { display: true, text: 'CPE' } } },
           plugins: { tooltip: { callbacks: { label: function (c) {
-            var p = c.raw; return c.dataset.label + ': dim ' + p.dim + ', CPE ' + fmt(p.y) +
+            var p = c.raw; return c.dataset.label + (p.beside ? ' beside ' + p.beside : '') + ': dim ' + p.dim + ', CPE ' + fmt(p.y) +
               (p.converged === false ? ' (not converged)' : '') + (p.n ? ', ' + PL.count(p.n, 'sample') : ''); } } } } }
       }, sets.length);
-      card.appendChild(el('p', { class: 'muted', text: 'Hollow markers: ' + unsure + ', so that figure is less certain.' }));
+      card.appendChild(el('p', { class: 'muted', text: (paired
+        ? 'Lines: each variant\u2019s CPE in the middle round of those timed in turns with the oracle; \u00d7: the oracle\u2019s ' +
+          'in that round. Their ratio is the speedup; the fastest samples are in the strip chart. '
+        : 'The oracle\u2019s CPEs over a variant\u2019s are its speedup. ') + 'Hollow markers: ' + unsure + '.' }));
     }
 
     // Speedup against the scoring curve.
@@ -268,8 +294,7 @@ PL.run(function () {
       });
       card6.appendChild(PL.table(['Variant'].concat(k.dims.map(String)), speedRows, [false].concat(k.dims.map(function () { return true; }))));
       if (timed.some(function (v) { return v.dims.some(function (d) { return !d.converged; }); }))
-        card6.appendChild(el('p', { class: 'muted', text: '* not converged: ' + unsure + ', so that figure is less certain: ' +
-                                                         'rerun on a quieter machine or raise --max-samples.' }));
+        card6.appendChild(el('p', { class: 'muted', text: '* unsure: ' + unsure + '.' }));
     }
 
     // Every sample of every figure: the spread behind each CPE.

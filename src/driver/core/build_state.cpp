@@ -83,4 +83,16 @@ BuildState read_build_state(const BuildInfo& build, const std::string& local_can
     return s;
 }
 
+std::optional<StaleBuild> stale_build(const BuildState& s) {
+    if (s.recorded.mtime && !s.recorded.sha256.empty() && s.recorded.sha256 != s.build.kernels_sha256)
+        return StaleBuild{true, fmt::format("{} changed after this driver was built from it, so it would time the old "
+                                            "code: run make, then run the driver again",
+                                            s.recorded.path)};
+    if (s.local && s.local->mtime && *s.local->mtime > s.build.build_time)
+        return StaleBuild{false, fmt::format("./kernels.c is newer than this driver, which was built from {}: these "
+                                             "figures are that file's; run make KERNELS=kernels.c to time yours",
+                                             s.build.kernels_path)};
+    return std::nullopt;
+}
+
 }  // namespace perflab

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "driver/core/student.hpp"
+#include "student.hpp"
 
 namespace perflab {
 
@@ -23,6 +23,16 @@ struct BuildState {
 
 // `local_candidate` is the kernels.c a student would edit (./kernels.c).
 BuildState read_build_state(const BuildInfo& build, const std::string& local_candidate = "kernels.c");
+
+// What a plain run says of a stale build: refused when the file it was built from
+// holds other code now (the run would time the old code, as if the edit did
+// nothing); a warning when ./kernels.c is another file, newer than the build. Nothing
+// when the file is gone or only touched.
+struct StaleBuild {
+    bool refuse = false;
+    std::string message;  // one line: cause and remedy
+};
+std::optional<StaleBuild> stale_build(const BuildState& state);
 
 // Hex SHA-256 of `bytes`, as sha256sum prints it.
 std::string sha256_hex(const std::string& bytes);
