@@ -89,6 +89,11 @@ std::vector<std::string> bwrap_options(const SandboxSpec& spec, int seccomp_fd, 
             break;
         case SandboxKind::kernel_host:
             break;  // statically linked and opens nothing: no system path at all
+        case SandboxKind::simulator:
+            add_system(a);  // valgrind and its tools
+            // valgrind reads its own maps at start; the pid namespace's /proc shows only the sandbox.
+            a.insert(a.end(), {"--proc", "/proc", "--dev-bind", "/dev/null", "/dev/null"});
+            break;
     }
     a.insert(a.end(), {"--size", std::to_string(spec.tmpfs_bytes), "--tmpfs", "/tmp"});
     for (const auto& p : spec.read_only) {

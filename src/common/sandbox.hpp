@@ -27,6 +27,9 @@ namespace perflab {
 enum class SandboxKind {
     compiler,     // gcc/ld/nm: may fork and exec and open the files it can see
     kernel_host,  // the statically linked kernel host: no open, no fork, threads only
+    // The kernel host under valgrind (the machine model, docs/model.md): valgrind opens
+    // its tool and writes its counts, so files may be opened; still no process.
+    simulator,
 };
 
 struct SandboxSpec {

@@ -110,6 +110,10 @@ std::vector<std::string> killed(SandboxKind kind) {
         case SandboxKind::compiler:
             out.insert(out.end(), kSchedulingCalls.begin(), kSchedulingCalls.end());
             break;
+        case SandboxKind::simulator:
+            out.insert(out.end(), kSchedulingCalls.begin(), kSchedulingCalls.end());
+            out.insert(out.end(), {"socket", "socketpair", "fork", "vfork"});
+            break;
     }
     return out;
 }
@@ -138,6 +142,12 @@ void build(Filter& f, SandboxKind kind) {
             kill_namespace_clones(f);
             f.rule(kRefuse, "socket");  // glibc's nscd lookups try one; the net namespace is empty anyway
             f.rule(kRefuse, "socketpair");
+            break;
+        case SandboxKind::simulator:
+            // Threads only, as valgrind runs a threaded program's: a clone that makes a
+            // process (no CLONE_THREAD) is killed like fork.
+            kill_namespace_clones(f);
+            f.rule(kKill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)});
             break;
     }
 }

@@ -170,6 +170,7 @@ Built build_handin(const Layout& layout, const HandinDirs& dirs, const BuildSett
     try {
         bad = forbidden_call(object);
         if (!bad) bad = forbidden_instruction(object);
+        if (!bad) bad = client_request(object);
         if (!bad && settings.library_names) bad = interposed_symbol(object, *settings.library_names);
     } catch (const UncheckableObject& e) {
         b.failure = Outcome{Status::compile_error, e.what()};

@@ -11,6 +11,7 @@
 #include <functional>
 #include <string_view>
 
+#include "common/client_request.hpp"
 #include "common/line_reader.hpp"
 #include "common/untrusted_text.hpp"
 #include "sandboxed.hpp"
@@ -170,6 +171,15 @@ std::optional<std::string> forbidden_instruction(const std::string& object) {
     InstructionScan scan;
     scan_tool({"objdump", "-d", "--no-show-raw-insn", object}, [&](std::string_view line) { scan.line(line); });
     return scan.found();
+}
+
+std::optional<std::string> client_request(const std::string& object) {
+    auto at = find_client_request_in_file(object);
+    if (!at) return std::nullopt;
+    return fmt::format("kernels.c contains valgrind's client-request instruction sequence (byte {} of its object), "
+                       "with which code talks to the simulator the machine model runs it in: remove the valgrind.h "
+                       "macros or the inline assembly",
+                       *at);
 }
 
 std::optional<std::string> interposed_symbol(const std::string& object, const std::set<std::string>& library_names) {

@@ -26,6 +26,10 @@ std::optional<std::string> forbidden_call(const std::string& object);
 std::optional<std::string> forbidden_instruction_in(const std::string& disassembly);
 std::optional<std::string> forbidden_instruction(const std::string& object);
 
+// Valgrind's client-request preamble anywhere in `object`'s bytes (client_request.hpp):
+// with it a kernel could change what the machine model counts.
+std::optional<std::string> client_request(const std::string& object);
+
 // A global the hand-in defines under the name of a function or variable of the
 // libraries the driver runs with (`library_names`): it would replace the driver's
 // own fwrite or malloc, a way around the score channel.

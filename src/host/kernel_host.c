@@ -10,6 +10,9 @@
  *                                     N times at dimension D (A: the extra argument),
  *                                     for the cache simulation under valgrind; its
  *                                     one line on stdout says where the images are
+ *   kernel-host --model K:V:D:A       the model's run (docs/model.md): src's D*D pixels from
+ *                                     stdin, one call of variant V of kernel K through
+ *                                     perflab_host_modelled_call, dst's pixels out on fd 3
  *
  * Nothing here is trusted by the driver: it is the student's process. It only has
  * to be convenient for an honest kernels.c: guard pages around the images, and a
@@ -321,8 +324,49 @@ static int host_serve(int fd, int images) {
 
 /* ---- the cache simulation's run: no driver, deterministic images ---- */
 
-/* Everything --simulate does once its arguments are read. */
-__attribute__((noinline)) static int host_simulate_run(int kernel, int variant, int dim, int calls, long long arg) {
+/* The one call the machine model counts: callgrind collects from this function's
+ * entry to its return (--toggle-collect), the kernel's callees included. Not
+ * inlined, and the empty asm keeps the kernel's call from becoming a jump, after
+ * which the collection would end at the kernel's return, not here. */
+__attribute__((noinline, noipa)) static void perflab_host_modelled_call(lab_test_func fn, int dim, pixel *src,
+                                                                        pixel *dst) {
+    fn(dim, src, dst);
+    __asm__ volatile("" ::: "memory");
+}
+
+static int host_transfer(int fd, unsigned char *at, size_t bytes, int writing) {
+    while (bytes > 0) {
+        ssize_t n = writing ? write(fd, at, bytes) : read(fd, at, bytes);
+        if (n <= 0) return -1;
+        at += n, bytes -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Any full-range values will do for the cache simulation: rotate and smooth touch
+ * memory the same way whatever the pixels hold. Two 64-bit Weyl sequences, 64 bytes
+ * a step in four 16-byte stores: under lackey every executed instruction is a line
+ * of the trace (and a write() of valgrind's), and a word-at-a-time xorshift fill made
+ * a third of a blocked rotate's trace at 256. */
+static void host_fill_weyl(unsigned char *out, size_t bytes) {
+    typedef uint64_t lanes __attribute__((vector_size(16)));
+    const lanes step = {0x9e3779b97f4a7c15u, 0xd1b54a32d192ed03u};
+    lanes x = step;
+    size_t i = 0;
+    for (; i + 64 <= bytes; i += 64) {
+        const lanes a = x + step, b = a + step, c = b + step, d = c + step;
+        memcpy(out + i, &a, 16), memcpy(out + i + 16, &b, 16), memcpy(out + i + 32, &c, 16), memcpy(out + i + 48, &d, 16);
+        x = d;
+    }
+    for (; i < bytes; ++i) out[i] = (unsigned char)(x[0] >>= 8);
+}
+
+/* Everything --simulate and --model do once their arguments are read. The model's
+ * run takes its input from the driver (the policy's seed) and gives its output back,
+ * so the driver can check that the kernel computed under the simulator what it
+ * computes on the machine. */
+__attribute__((noinline)) static int host_simulate_run(int kernel, int variant, int dim, int calls, long long arg,
+                                                       int model) {
     register_rotate_functions();
     register_smooth_functions();
     lab_test_func fn = host_lookup(kernel, variant, arg);
@@ -332,28 +376,20 @@ __attribute__((noinline)) static int host_simulate_run(int kernel, int variant, 
                 dim);
         return 2;
     }
-    /* Where the images are, for the trace's reader: the kernel's own stack can take
-     * more stores than dst (the stock smooth's avg() does), so no guess from the
-     * trace tells the images apart from it. */
-    printf("perflab-simulate src=%#" PRIxPTR " dst=%#" PRIxPTR "\n", (uintptr_t)src.pixels, (uintptr_t)dst.pixels);
-    fflush(stdout);
-    /* Any full-range values will do: rotate and smooth touch memory the same way
-     * whatever the pixels hold. Two 64-bit Weyl sequences, 64 bytes a step in four
-     * 16-byte stores: under lackey every executed instruction is a line of the trace
-     * (and a write() of valgrind's), and a word-at-a-time xorshift fill made a third
-     * of a blocked rotate's trace at 256. */
-    typedef uint64_t lanes __attribute__((vector_size(16)));
-    const lanes step = {0x9e3779b97f4a7c15u, 0xd1b54a32d192ed03u};
-    lanes x = step;
     size_t bytes = (size_t)dim * (size_t)dim * sizeof(pixel);
-    unsigned char *out = (unsigned char *)src.pixels;
-    size_t i = 0;
-    for (; i + 64 <= bytes; i += 64) {
-        const lanes a = x + step, b = a + step, c = b + step, d = c + step;
-        memcpy(out + i, &a, 16), memcpy(out + i + 16, &b, 16), memcpy(out + i + 32, &c, 16), memcpy(out + i + 48, &d, 16);
-        x = d;
+    if (model) {
+        if (host_transfer(0, (unsigned char *)src.pixels, bytes, 0) != 0) {
+            fprintf(stderr, "kernel-host: --model wants %zu bytes of input on stdin\n", bytes);
+            return 2;
+        }
+    } else {
+        /* Where the images are, for the trace's reader: the kernel's own stack can take
+         * more stores than dst (the stock smooth's avg() does), so no guess from the
+         * trace tells the images apart from it. */
+        printf("perflab-simulate src=%#" PRIxPTR " dst=%#" PRIxPTR "\n", (uintptr_t)src.pixels, (uintptr_t)dst.pixels);
+        fflush(stdout);
+        host_fill_weyl((unsigned char *)src.pixels, bytes);
     }
-    for (; i < bytes; ++i) out[i] = (unsigned char)(x[0] >>= 8);
     /* The driver times a call with the images in the outer caches but not in L1
      * (it walks a buffer of twice the L1d first): read 1 MiB, more than any L1d
      * and less than any LL, so the simulated call starts the same way. The run
@@ -367,15 +403,23 @@ __attribute__((noinline)) static int host_simulate_run(int kernel, int variant, 
     volatile unsigned char sink = seen;
     (void)sink;
     perflab_host_arg = (int)arg;
+    if (model) {
+        perflab_host_modelled_call(fn, dim, src.pixels, dst.pixels);
+        fflush(stdout);
+        return host_transfer(3, (unsigned char *)dst.pixels, bytes, 1) != 0 ? 2 : 0;
+    }
     for (int c = 0; c < calls; ++c) fn(dim, src.pixels, dst.pixels);
     return 0;
 }
 
-static int host_simulate(const char *spec) {
-    int kernel, variant, dim, calls;
+static int host_simulate(const char *spec, int model) {
+    int kernel, variant, dim, calls = 1;
     long long arg;
-    if (sscanf(spec, "%d:%d:%d:%d:%lli", &kernel, &variant, &dim, &calls, &arg) != 5 || dim <= 0) {
-        fprintf(stderr, "kernel-host: --simulate wants KERNEL:VARIANT:DIM:CALLS:ARG, not '%s'\n", spec);
+    int parsed = model ? sscanf(spec, "%d:%d:%d:%lli", &kernel, &variant, &dim, &arg)
+                       : sscanf(spec, "%d:%d:%d:%d:%lli", &kernel, &variant, &dim, &calls, &arg);
+    if (parsed != (model ? 4 : 5) || dim <= 0) {
+        fprintf(stderr, "kernel-host: %s wants %s, not '%s'\n", model ? "--model" : "--simulate",
+                model ? "KERNEL:VARIANT:DIM:ARG" : "KERNEL:VARIANT:DIM:CALLS:ARG", spec);
         return 2;
     }
     /* The environment and the path the host was started by lie above its stack, so
@@ -387,13 +431,15 @@ static int host_simulate(const char *spec) {
     const uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     volatile unsigned char *pad = alloca(here % PERFLAB_HOST_HUGE_PAGE + 64);
     pad[0] = 0;
-    _exit(host_simulate_run(kernel, variant, dim, calls, arg));
+    _exit(host_simulate_run(kernel, variant, dim, calls, arg, model));
 }
 
 int main(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[1], "--simulate") == 0) return host_simulate(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--simulate") == 0) return host_simulate(argv[2], 0);
+    if (argc == 3 && strcmp(argv[1], "--model") == 0) return host_simulate(argv[2], 1);
     if (argc == 5 && strcmp(argv[1], "--fd") == 0 && strcmp(argv[3], "--images") == 0)
         return host_serve(atoi(argv[2]), atoi(argv[4]));
-    fprintf(stderr, "usage: kernel-host --fd N --images M (started by ./driver) | kernel-host --simulate K:V:D:N:A\n");
+    fprintf(stderr, "usage: kernel-host --fd N --images M (started by ./driver) | kernel-host --simulate K:V:D:N:A | "
+                    "kernel-host --model K:V:D:A\n");
     return 2;
 }

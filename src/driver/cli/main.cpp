@@ -34,6 +34,7 @@
 #include "driver/evidence/counter_sampling.hpp"
 #include "driver/evidence/simulation.hpp"
 #include "driver/explain/explain.hpp"
+#include "driver/model/model_run.hpp"
 #include "driver/report/compare.hpp"
 #include "driver/report/html.hpp"
 #include "driver/report/report.hpp"
@@ -120,6 +121,7 @@ struct Session {
     std::unique_ptr<PmuHostCounters> counters;
     std::unique_ptr<InputGenerator> inputs;
     std::optional<CachegrindGeometry> geometry;
+    std::unique_ptr<ModelRunner> model;
     std::unique_ptr<CacheClearer> clearer;
     std::optional<nlohmann::json> old_report;  // --compare
 
@@ -218,6 +220,8 @@ std::optional<int> prepare(Session& s) {
             if (!s.policy.rotate.dims.empty()) effective.rotate_dims = s.policy.rotate.dims;
             if (!s.policy.smooth.dims.empty()) effective.smooth_dims = s.policy.smooth.dims;
         }
+        // The grade is the model's: the student sees it without asking.
+        effective.model = opt.model || s.policy.basis == Basis::model;
         s.plan = make_plan(effective, s.registry, s.student, baseline);
     } catch (const std::exception& e) {
         return fail(argv0, e.what());
@@ -248,6 +252,11 @@ std::optional<int> prepare(Session& s) {
         s.geometry = std::get<CachegrindGeometry>(g);
         s.run.simulation_geometry = describe_geometry(*s.geometry);
     }
+    if (s.plan.model) {
+        s.model = std::make_unique<ModelRunner>(s.policy.model, s.hosts->reference().launch());
+        s.run.model = s.policy.model;
+    }
+    s.run.basis = s.policy.basis;
     s.clearer = std::make_unique<CacheClearer>(CacheClearer::size_for(s.run.machine));
     s.run.clock = {"host-cpu-time", s.timing.describe(), s.clock->ticks_per_second(), s.pin.cpu, s.pin.error};
     s.run.config = {s.plan.seed, s.plan.kbest, s.plan.baseline_mode, opt.autograder, s.plan.timeout_seconds,
@@ -341,14 +350,20 @@ int run_mode(Session& s) {
     InterferenceMeter interference;
     interference.start(s.pin.cpu, our_tasks);
     RunnerObserver observer = observer_for(reports);
-    if (s.geometry)
+    if (s.geometry || s.model)
         observer.measured = [&](const KernelPlan&, const Variant& v, VariantResult& vr) {
-            if (s.run.simulation_unavailable) return;  // said once; the timing goes on
             const KernelHost& host = v.in_reference_host() ? s.hosts->reference() : s.hosts->student();
-            if (auto err = simulate_variant(host.executable(), v.host_function(), vr, *s.geometry)) {
-                s.run.simulation_unavailable = err->message;
-                std::fprintf(stderr, "%s: cache simulation failed: %s\n", argv0, err->message.c_str());
-            }
+            // Each is said once when it fails; the timing goes on.
+            if (s.geometry && !s.run.simulation_unavailable)
+                if (auto err = simulate_variant(host.executable(), v.host_function(), vr, *s.geometry)) {
+                    s.run.simulation_unavailable = err->message;
+                    std::fprintf(stderr, "%s: cache simulation failed: %s\n", argv0, err->message.c_str());
+                }
+            if (s.model && !s.run.model_unavailable)
+                if (auto err = s.model->measure(host.launch(), v.host_function(), vr)) {
+                    s.run.model_unavailable = err->message;
+                    std::fprintf(stderr, "%s: the machine model failed: %s\n", argv0, err->message.c_str());
+                }
         };
     try {
         s.run.kernels = runner.run(observer);

@@ -112,6 +112,9 @@ ParseOutcome parse_options(int argc, char** argv) {
                    "Cycle source: tsc; cycles is accepted but still times in TSC cycles (kernels run in their own host)")
         ->check(CLI::IsMember({"tsc", "cycles"}));
     app.add_flag("--simulate", o.simulate, "Simulate D1/LL misses per pixel with cachegrind");
+    app.add_flag("--model", o.model,
+                 "Also give each variant's speedup and points on the policy's model machine, the same on every run "
+                 "(docs/model.md); always on when the policy's basis is \"model\"");
     app.add_option("--cache-geometry", o.cache_geometry,
                    "Cache geometry to simulate (implies --simulate), D1=size,assoc,line:LL=...")
         ->option_text("SPEC");

@@ -57,6 +57,7 @@ struct Options {
     std::string clock = "tsc";
     bool simulate = false;
     std::optional<std::string> cache_geometry;
+    bool model = false;  // --model, or the policy's basis is the model
     bool explain = false;
 
     // The kernel hosts (default: kernel-host and reference-host beside the driver),

@@ -126,6 +126,7 @@ public:
 
     const HostRegistration& registration() const { return registration_; }
     const std::string& executable() const { return launch_.executable; }
+    const HostLaunch& launch() const { return launch_; }
     pid_t pid() const { return host_pid_; }
     bool alive() const { return alive_; }
 

@@ -79,6 +79,7 @@ Plan make_plan(const Options& options, const Registry& registry, const StudentFi
     plan.counters = options.counters || !options.events.empty();
     plan.counter_events = options.events;
     plan.simulate = options.simulate || options.cache_geometry.has_value();
+    plan.model = options.model;
     plan.cache_geometry = options.cache_geometry;
     plan.explain = options.explain;
     if (baseline) plan.baseline_mode = "file:" + baseline->source;

@@ -38,6 +38,7 @@ struct Plan {
     bool simulate = false;
     std::optional<std::string> cache_geometry;
     bool explain = false;
+    bool model = false;  // each variant on the policy's model machine too (docs/model.md)
 };
 
 // A problem with the user's request; its message is one line naming the remedy.

@@ -125,6 +125,12 @@ std::string last_line(const std::string& text) {
 
 }  // namespace
 
+std::uint64_t CacheCounts::*cache_count_field(std::string_view event) {
+    for (const auto& [name, field] : kEvents)
+        if (event == name) return field;
+    return nullptr;
+}
+
 CacheCounts& CacheCounts::operator+=(const CacheCounts& o) {
     for (const auto& [name, field] : kEvents) this->*field += o.*field;
     return *this;

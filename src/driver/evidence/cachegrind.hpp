@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -59,6 +60,10 @@ struct CacheCounts {
     CacheCounts& operator+=(const CacheCounts& o);
     bool operator==(const CacheCounts&) const = default;
 };
+
+// The field an event of cachegrind's or callgrind's output counts into ("Ir",
+// "D1mr", ...); null for an event CacheCounts does not keep.
+std::uint64_t CacheCounts::*cache_count_field(std::string_view event);
 
 struct FunctionKey {
     std::string file;

@@ -49,6 +49,7 @@ public:
 
 private:
     void variant_table(const KernelResult& kernel, const VariantResult& variant);
+    void model_rows(const VariantResult& variant);  // under the table: the model's figures, or why none
     // The marks' meanings, each said once per run, under the first table that has it.
     void footnotes(const std::vector<DimResult>& dims);
     void legend(bool paired);

@@ -39,6 +39,12 @@ void TextReporter::start(const RunResult& run) {
                    run.config.baseline_mode);
     }
     if (auto line = cpu_choice_line(run)) fmt::print(out_, "{}\n\n", *line);
+    // The model's figures mean nothing without the machine they are for.
+    if (run.model)
+        fmt::print(out_, "Model machine (docs/model.md): {}\n{}\n\n", describe_machine_model(*run.model),
+                   run.basis == Basis::model
+                       ? "The points are for the speedups on the model machine (the policy's basis), as the grader gives them."
+                       : "The points are for the timed speedups (the policy's basis); the model's are shown beside them.");
     // The (sim) rows mean nothing without the caches they were simulated on.
     if (!run.simulation_geometry.empty()) fmt::print(out_, "Simulated caches: {}\n\n", run.simulation_geometry);
     std::fflush(out_);
@@ -177,14 +183,34 @@ void TextReporter::variant_table(const KernelResult& kernel, const VariantResult
             fmt::print(out_, "{}\n", row);
         }
     }
+    model_rows(v);
     footnotes(v.dims);
     fmt::print(out_, "\n");
 }
 
+void TextReporter::model_rows(const VariantResult& v) {
+    if (v.model_flag) {
+        fmt::print(out_, "Model: no figures: {}\n", *v.model_flag);
+        return;
+    }
+    if (v.dims.empty() || !v.dims.front().model) return;
+    std::string cycles = "Model cyc/px", speedup = "Model speedup";
+    for (const auto& d : v.dims) {
+        cycles += d.model ? fmt::format("\t{:.2f}", d.model->cycles_per_pixel) : "\t-";
+        speedup += d.model ? fmt::format("\t{:.2f}", d.model->speedup) : "\t-";
+    }
+    if (v.model_mean_speedup) speedup += fmt::format("\t{:.2f}", *v.model_mean_speedup);
+    fmt::print(out_, "{}\n{}\n", cycles, speedup);
+}
+
 void TextReporter::summary(const RunResult& run) {
+    // The best speedup on the policy's basis.
     auto best_mean = [&](Kernel k) {
         const KernelResult* kr = run.find(k);
-        return kr && kr->best ? kr->variants[*kr->best].mean_speedup : 0.0;
+        if (run.basis == Basis::timing || !kr) return kr && kr->best ? kr->variants[*kr->best].mean_speedup : 0.0;
+        double best = 0;
+        for (const auto& v : kr->variants) best = std::max(best, v.model_mean_speedup.value_or(0.0));
+        return best;
     };
     if (options_.autograder) {
         fmt::print(out_, "\nbestscores:{:.1f}:{:.1f}:\n", best_mean(Kernel::rotate), best_mean(Kernel::smooth));
@@ -201,7 +227,7 @@ void TextReporter::summary(const RunResult& run) {
                        kr.variants.empty() ? "no variant timed" : "no variant passed the check");
     }
     if (!options_.show_score || run.kernels.empty()) return;
-    std::string line = "Score:", untimed;
+    std::string line = run.basis == Basis::model ? "Score (model machine):" : "Score:", untimed;
     int untimed_count = 0;
     double max_total = 0;
     for (const auto& kr : run.kernels) {
@@ -220,6 +246,16 @@ void TextReporter::summary(const RunResult& run) {
         line += fmt::format("{}({} not timed: drop -f/--variant to score {})", line.back() == ' ' ? "" : " ", untimed,
                             untimed_count > 1 ? "them" : "it");
     fmt::print(out_, "{}\n", line);
+    // Asked for beside a timing grade: what the same code would get on the model.
+    if (run.model && run.basis == Basis::timing) {
+        std::string model_line = "Model score (if the basis were the model):";
+        for (const auto& kr : run.kernels)
+            for (const auto& v : kr.variants)
+                if (v.graded)
+                    model_line += v.model_points ? fmt::format(" {} {:.1f}/{:g} ", kernel_title(kr.kernel), *v.model_points, kr.max_points)
+                                                 : fmt::format(" {} none ", kernel_title(kr.kernel));
+        fmt::print(out_, "{}\n", model_line);
+    }
 }
 
 }  // namespace perflab
