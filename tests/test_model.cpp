@@ -3,12 +3,18 @@
 // that try to change what the model counts.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "driver/core/results.hpp"
 #include "driver/core/scoring.hpp"
 #include "driver/model/instruction_classes.hpp"
 #include "driver/model/machine_model.hpp"
+#include "grader/static_checks.hpp"
 #include "harness.hpp"
 #include "json_schema.hpp"
 
@@ -163,5 +169,180 @@ TEST_CASE("instructions fall into the model's classes", "[model]") {
          }) {
         INFO(c.mnemonic << " " << c.operands);
         CHECK(instr_class_name(classify_instruction(c.mnemonic, c.operands)) == instr_class_name(c.expected));
+    }
+}
+
+// ---- through the real driver ----
+
+namespace {
+
+json model_report(const std::string& driver, std::vector<std::string> args, const std::string& name) {
+    std::string path = scratch_dir("model-" + name) + "/r.json";
+    args.insert(args.begin(), driver);
+    args.insert(args.end(), {"-t", "--max-samples", "2", "--json", path});
+    auto r = run(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return json::parse(read_file(path));
+}
+
+// Every model figure of a report, in order: what must not move between runs.
+std::vector<json> model_figures(const json& report) {
+    std::vector<json> out;
+    for (const auto& [kernel, k] : report["kernels"].items())
+        for (const auto& v : k["variants"]) {
+            out.push_back(v["model_mean_speedup"]);
+            for (const auto& d : v["dims"]) out.push_back(d.value("model", json(nullptr)));
+        }
+    return out;
+}
+
+// Both cores kept busy while it lives: the model must not notice.
+class BusyCores {
+public:
+    explicit BusyCores(int n) {
+        for (int i = 0; i < n; ++i) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                for (volatile unsigned long x = 0;; x = x + 1) {
+                }
+            }
+            pids_.push_back(pid);
+        }
+    }
+    ~BusyCores() {
+        for (pid_t p : pids_) {
+            kill(p, SIGKILL);
+            waitpid(p, nullptr, 0);
+        }
+    }
+
+private:
+    std::vector<pid_t> pids_;
+};
+
+const json& report_schema() {
+    static const json s = json::parse(read_file(repo("docs/report.schema.json")));
+    return s;
+}
+
+const json* variant_named(const json& report, const std::string& kernel, const std::string& prefix) {
+    for (const auto& v : report["kernels"][kernel]["variants"])
+        if (v["name"].get<std::string>().rfind(prefix, 0) == 0) return &v;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("the model's figures are the same bit for bit across runs and under load", "[model]") {
+    const std::string driver = build_driver("tests/fixtures/kernels/fast.c");
+    const std::vector<std::string> args{"--model", "--dims", "64,128"};
+    json quiet = model_report(driver, args, "quiet");
+    json loaded;
+    {
+        BusyCores busy(2);
+        loaded = model_report(driver, args, "loaded");
+    }
+    auto a = model_figures(quiet), b = model_figures(loaded);
+    REQUIRE(a.size() > 4);
+    CHECK(a == b);  // doubles compared exactly, as the JSON writes them in full
+    for (const auto& f : a) CHECK_FALSE(f.is_null());
+    CHECK(quiet["model"] == loaded["model"]);
+}
+
+TEST_CASE("--model shows the model's figures beside the timed ones, and the stock run has none", "[model][cli]") {
+    const std::string driver = build_driver("tests/fixtures/kernels/fast.c");
+    std::string dir = scratch_dir("model-cli");
+    auto r = run({driver, "-t", "--model", "--dims", "64", "--max-samples", "2", "--json", dir + "/r.json"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("Model machine (docs/model.md): L1d 32 KiB 8-way, LL 1 MiB 16-way, 64 B lines") != std::string::npos);
+    CHECK(lines_starting_with(r.out, "Model speedup").size() == 3);  // two rotates, one smooth
+    CHECK(lines_starting_with(r.out, "Model cyc/px").size() == 3);
+    CHECK(lines_starting_with(r.out, "Model score (if the basis were the model):").size() == 1);
+    json report = json::parse(read_file(dir + "/r.json"));
+    auto errors = validate_json(report, report_schema());
+    for (const auto& e : errors) UNSCOPED_INFO(e);
+    CHECK(errors.empty());
+    CHECK(report["basis"] == "timing");
+    CHECK(report["model"]["l1d"]["bytes"] == 32768);
+    const json& v = report["kernels"]["rotate"]["variants"][0];
+    CHECK(v["model_mean_speedup"].get<double>() == Approx(1.0));  // rotate() is the oracle's code
+    CHECK(v["dims"][0]["model"]["oracle_cycles_per_pixel"].get<double>() > 0);
+
+    // Without --model or a model basis nothing of it runs or shows.
+    auto stock = run({driver, "-t", "--dims", "64", "--max-samples", "2", "--json", dir + "/stock.json"});
+    REQUIRE(stock.status == 0);
+    CHECK(stock.out.find("Model") == std::string::npos);
+    json plain = json::parse(read_file(dir + "/stock.json"));
+    CHECK(plain["model"].is_null());
+    CHECK(plain["kernels"]["rotate"]["variants"][0]["model_mean_speedup"].is_null());
+    CHECK_FALSE(plain["kernels"]["rotate"]["variants"][0]["dims"][0].contains("model"));
+    CHECK(validate_json(plain, report_schema()).empty());
+}
+
+TEST_CASE("a policy with basis = \"model\" grades by the model without --model", "[model][cli]") {
+    const std::string driver = build_driver("tests/fixtures/kernels/fast.c");
+    std::string dir = scratch_dir("model-basis");
+    write_file(dir + "/policy.toml", "basis = \"model\"\n[rotate]\nmax_points = 50\ncurve = [[0.5, 0], [1.5, 50]]\n"
+                                     "[smooth]\nmax_points = 50\ncurve = [[0.5, 0], [1.5, 50]]\n[model]\nseed = 99\n");
+    auto r = run({driver, "-t", "--policy", dir + "/policy.toml", "--dims", "64", "--max-samples", "2", "--json",
+                  dir + "/r.json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(lines_starting_with(r.out, "Score (model machine):").size() == 1);
+    CHECK(r.out.find("seed 99") != std::string::npos);
+    json report = json::parse(read_file(dir + "/r.json"));
+    CHECK(report["basis"] == "model");
+    CHECK(report["model"]["seed"] == 99);
+    // The model speedup of the oracle's own code is 1 exactly: 25 points on this curve.
+    CHECK(report["kernels"]["rotate"]["points"].get<double>() == Approx(25));
+    const json& smooth = report["kernels"]["smooth"];
+    const json* graded = variant_named(report, "smooth", "smooth()");
+    if (!graded) graded = &smooth["variants"][0];
+    CHECK(smooth["points"].get<double>() == Approx(std::clamp(((*graded)["model_mean_speedup"].get<double>() - 0.5) * 50, 0.0, 50.0)));
+    CHECK(report["total_points"].get<double>() == Approx(25 + smooth["points"].get<double>()));
+}
+
+TEST_CASE("hostile kernels cannot change what the model counts: each is refused or flagged", "[model]") {
+    struct Case {
+        const char* fixture;
+        const char* variant;
+        const char* flag;
+        bool graded_flagged;  // the whole binary is refused, the honest rotate() with it
+    };
+    for (const auto& c : std::vector<Case>{
+             {"model_client_request", "uncounted", "client-request preamble", true},
+             {"model_asm_bytes", "hidden", "client-request preamble", true},
+             {"model_renames_call", "toggling", "2 functions named perflab_host_modelled_call", true},
+             {"model_detects_valgrind", "sly", "differs from the oracle's", false},
+             {"model_slow_natively", "two-faced", "times its timed speedup", false},
+         }) {
+        INFO(c.fixture);
+        json report = model_report(build_driver(std::string("tests/fixtures/kernels/") + c.fixture + ".c"),
+                                   {"--model", "--dims", "64", "--kernel", "rotate"}, c.fixture);
+        const json* v = variant_named(report, "rotate", c.variant);
+        REQUIRE(v);
+        CHECK((*v)["correct"] == true);  // right on the machine
+        REQUIRE((*v)["model_flag"].is_string());
+        CHECK((*v)["model_flag"].get<std::string>().find(c.flag) != std::string::npos);
+        CHECK((*v)["model_mean_speedup"].is_null());
+        const json* graded = variant_named(report, "rotate", "rotate()");
+        REQUIRE(graded);
+        CHECK((*graded)["model_flag"].is_string() == c.graded_flagged);
+    }
+}
+
+TEST_CASE("the grader's static checks refuse valgrind client requests in the object", "[model][checks]") {
+    std::string dir = scratch_dir("model-checks");
+    for (const auto& [fixture, refused] : std::vector<std::pair<std::string, bool>>{
+             {"model_client_request", true}, {"model_asm_bytes", true}, {"fast", false}}) {
+        INFO(fixture);
+        std::string object = dir + "/" + fixture + ".o";
+        auto cc = run({"gcc", "-O2", "-I" + repo("kernels"), "-c", repo("tests/fixtures/kernels/" + fixture + ".c"), "-o",
+                       object});
+        REQUIRE(cc.status == 0);
+        auto why = perflab::grader::client_request(object);
+        CHECK(why.has_value() == refused);
+        if (why) CHECK(why->find("client-request") != std::string::npos);
     }
 }
