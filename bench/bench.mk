@@ -84,6 +84,20 @@ bench-fairness: $(DRIVER_BIN) reference-host $(GRADER_BIN) $(FAIRNESS) $(BENCH_H
 
 BENCH_TARGETS += bench-fairness
 
+# bench-model: issue 45's goals for the machine model (bench/model_bench.cpp says which),
+# over the same corpus hosts and the driver's reference host.
+MODEL_BENCH := $(B)/bench/model_bench
+
+$(MODEL_BENCH): $(B)/obj/bench/model_bench.o $(DRIVER_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $^ $(PERFLAB_LDLIBS) -o $@
+
+.PHONY: bench-model
+bench-model: $(DRIVER_BIN) reference-host $(MODEL_BENCH) $(BENCH_HOSTS)/stock $(CORPUS_HOSTS)
+	$(MODEL_BENCH) ./$(DRIVER_BIN) ./reference-host $(B)/bench/model-run $(BENCH_HOSTS)/stock $(CORPUS_HOSTS)
+
+BENCH_TARGETS += bench-model
+
 # Built, never run, by make test: a change to the code they share then breaks the
 # test build, not the next `make bench` (engine_compare once stopped compiling unseen).
-TEST_PREREQS += $(BENCH_TABLE) $(ENGINE_COMPARE) $(FAIRNESS)
+TEST_PREREQS += $(BENCH_TABLE) $(ENGINE_COMPARE) $(FAIRNESS) $(MODEL_BENCH)

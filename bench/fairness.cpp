@@ -68,33 +68,6 @@ json driver_run(const Tools& t, const std::string& host, const std::string& name
 
 const json& graded(const json& report, const char* kernel) { return report["kernels"][kernel]["variants"].at(0); }
 
-// Average ranks (ties share theirs), then Pearson on the ranks.
-std::vector<double> ranks(const std::vector<double>& v) {
-    std::vector<std::size_t> order(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
-    std::vector<double> r(v.size());
-    for (std::size_t i = 0; i < order.size();) {
-        std::size_t j = i;
-        while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
-        for (std::size_t k = i; k <= j; ++k) r[order[k]] = (double(i) + double(j)) / 2 + 1;
-        i = j + 1;
-    }
-    return r;
-}
-
-double spearman(const std::vector<double>& a, const std::vector<double>& b) {
-    const std::vector<double> ra = ranks(a), rb = ranks(b);
-    const double ma = perflab::mean(ra), mb = perflab::mean(rb);
-    double sab = 0, saa = 0, sbb = 0;
-    for (std::size_t i = 0; i < ra.size(); ++i) {
-        sab += (ra[i] - ma) * (rb[i] - mb);
-        saa += (ra[i] - ma) * (ra[i] - ma);
-        sbb += (rb[i] - mb) * (rb[i] - mb);
-    }
-    return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
-}
-
 struct Row {
     std::string what, figure, target;
     bool met;
@@ -256,7 +229,7 @@ void ranking(const Tools& t, const std::vector<std::string>& hosts, const std::v
         fmt::print("    {:<32} rotate {:.3f} {:.3f}   smooth {:.3f} {:.3f}\n", fs::path(hosts[i]).filename().string(),
                    first["rotate"][i], second["rotate"][i], first["smooth"][i], second["smooth"][i]);
     for (const char* k : kKernels) {
-        const double rho = spearman(first[k], second[k]);
+        const double rho = perflab::spearman(first[k], second[k]);
         report(fmt::format("ranking_{}_{}_spearman", dims.empty() ? "default" : "classic", k),
                fmt::format("{} corpus files ranked twice, {}: {} Spearman", hosts.size(), at, k), rho,
                fmt::format("{:.3f}", rho), ">= 0.95", rho >= 0.95);

@@ -49,4 +49,35 @@ Interval median_interval(std::span<const double> values) {
     return {m - half, m + half};
 }
 
+namespace {
+
+// Average ranks (ties share theirs); Spearman is Pearson on them.
+std::vector<double> ranks(std::span<const double> v) {
+    std::vector<std::size_t> order(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+    std::vector<double> r(v.size());
+    for (std::size_t i = 0; i < order.size();) {
+        std::size_t j = i;
+        while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+        for (std::size_t k = i; k <= j; ++k) r[order[k]] = (double(i) + double(j)) / 2 + 1;
+        i = j + 1;
+    }
+    return r;
+}
+
+}  // namespace
+
+double spearman(std::span<const double> a, std::span<const double> b) {
+    const std::vector<double> ra = ranks(a), rb = ranks(b);
+    const double ma = mean(ra), mb = mean(rb);
+    double sab = 0, saa = 0, sbb = 0;
+    for (std::size_t i = 0; i < ra.size(); ++i) {
+        sab += (ra[i] - ma) * (rb[i] - mb);
+        saa += (ra[i] - ma) * (ra[i] - ma);
+        sbb += (rb[i] - mb) * (rb[i] - mb);
+    }
+    return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
+}
+
 }  // namespace perflab

@@ -16,6 +16,10 @@ double median(std::span<const double> values);
 // values, infinite when the smallest is not positive (no ratio to take).
 double relative_spread(std::span<const double> values);
 
+// Spearman's rank correlation of two equally long series (ties share their average
+// rank): 1 when they order alike; 0 when either has no spread.
+double spearman(std::span<const double> a, std::span<const double> b);
+
 struct Interval {
     double low = 0, high = 0;
 };

@@ -7,6 +7,7 @@
 
 #include "callgrind_profile.hpp"
 #include "common/client_request.hpp"
+#include "common/statistics.hpp"
 #include "driver/core/input_generator.hpp"
 #include "driver/core/kernel.hpp"
 #include "model_cost.hpp"
@@ -100,7 +101,7 @@ ModelRunner::Cycles ModelRunner::cycles_per_pixel(const HostLaunch& host, const 
 std::optional<SimulationError> ModelRunner::measure(const HostLaunch& host, const HostFunction& fn,
                                                     VariantResult& result) {
     if (!result.correct || result.dims.empty()) return std::nullopt;
-    double log_sum = 0;
+    std::vector<double> speedups;
     for (auto& d : result.dims) {
         auto key = std::make_pair(fn.kernel, d.dim);
         if (!oracle_.count(key)) {
@@ -119,9 +120,9 @@ std::optional<SimulationError> ModelRunner::measure(const HostLaunch& host, cons
         }
         const double oracle = oracle_[key], cycles = std::get<double>(mine);
         d.model = ModelFigures{cycles, oracle, oracle / cycles};
-        log_sum += std::log(oracle / cycles);
+        speedups.push_back(oracle / cycles);
     }
-    const double mean = std::exp(log_sum / double(result.dims.size()));
+    const double mean = geometric_mean(speedups);
     // A kernel much faster on the model than on the machine ran otherwise under the
     // simulator, or was built to be cheap only there.
     if (result.complete() && mean > model_.timing_bound * result.mean_speedup) {

@@ -84,6 +84,22 @@ PL.run(function () {
         el('span', { text: name + ' points, for ' + short(k.points_from) + ofRun })]));
   });
   page.appendChild(kpis);
+  // Which speedup the points are for, when the model machine ran beside the timing.
+  if (report.model) {
+    var byModel = report.basis === 'model';
+    var modelled = [];
+    Object.keys(report.kernels).forEach(function (name) {
+      report.kernels[name].variants.forEach(function (v) {
+        if (v.graded) modelled.push(name + ' ' + (v.model_mean_speedup !== null ? fmt(v.model_mean_speedup, 2) + '\u00d7' : 'none') +
+                                 (v.model_points !== null ? ' (' + fmt(v.model_points, 1) + ' pts)' : ''));
+      });
+    });
+    page.appendChild(el('p', { class: 'notice', 'data-basis': report.basis, text:
+      (byModel ? 'The grade is the model machine\'s: the points are for the speedups on the machine model of the policy ' +
+                 '(docs/model.md), the same on every run; the timed figures are shown beside them. '
+               : 'The grade is the timed speedup\'s; the model machine\'s figures are shown beside it. ') +
+      'Model speedup of the graded functions: ' + modelled.join(', ') + '.' }));
+  }
   [report.clock_notice, report.counters_unavailable, report.simulation_unavailable].forEach(function (n) {
     if (n) page.appendChild(el('div', { class: 'notice', text: n }));
   });
@@ -251,9 +267,11 @@ PL.run(function () {
       var em0 = explain && explain.measurements ? explain.measurements[name] : null;
       var explainOnly = em0 ? em0.variants.filter(function (v) { return v.registered === false && !v.graded; })
                                           .map(function (v) { return v.name; }) : [];
-      var scored = timed.filter(function (v) { return v.mean_speedup !== null && explainOnly.indexOf(v.name) < 0; });
+      // The points are for the speedup on the policy's basis: drawn at that speedup.
+      var basisSpeedup = function (v) { return report.basis === 'model' ? v.model_mean_speedup : v.mean_speedup; };
+      var scored = timed.filter(function (v) { return basisSpeedup(v) !== null && v.points !== null && explainOnly.indexOf(v.name) < 0; });
       var maxX = Math.max(k.curve[k.curve.length - 1][0] * 1.15,
-                          Math.max.apply(null, [0].concat(scored.map(function (v) { return v.mean_speedup * 1.1; }))));
+                          Math.max.apply(null, [0].concat(scored.map(function (v) { return basisSpeedup(v) * 1.1; }))));
       var curve = [{ x: 0, y: k.curve[0][1] }].concat(k.curve.map(function (p) { return { x: p[0], y: p[1] }; }))
                   .concat([{ x: maxX, y: k.curve[k.curve.length - 1][1] }]);
       var sets2 = [{ label: 'scoring curve (policy)', data: curve, type: 'line', borderColor: '#000', backgroundColor: '#000',
@@ -261,9 +279,9 @@ PL.run(function () {
       scored.forEach(function (v, i) {
         var s = PL.style(timed.indexOf(v));
         // An unsettled mean is drawn hollow, as its CPEs are: its points may move on a rerun.
-        sets2.push({ label: short(v.name) + ': ' + fmt(v.mean_speedup) + '\u00d7 \u2192 ' + fmt(v.points, 1) + ' pts' + graded(v) +
+        sets2.push({ label: short(v.name) + ': ' + fmt(basisSpeedup(v)) + '\u00d7 \u2192 ' + fmt(v.points, 1) + ' pts' + graded(v) +
                             (v.converged ? '' : ' \u2013 not converged'), legendName: short(v.name),
-                     data: [{ x: v.mean_speedup, y: v.points }], type: 'scatter', borderColor: s.color, backgroundColor: s.color,
+                     data: [{ x: basisSpeedup(v), y: v.points }], type: 'scatter', borderColor: s.color, backgroundColor: s.color,
                      pointBackgroundColor: v.converged ? s.color : '#fff', borderWidth: 2,
                      pointStyle: s.shape, pointRadius: v.graded ? 9 : 7,
                      // The axes end at 0 and at full marks, where such a marker sits on the
@@ -272,7 +290,8 @@ PL.run(function () {
       });
       PL.chart(card2, 'Mean speedup and the points it earns (max ' + k.max_points + ')', {
         type: 'scatter', data: { datasets: sets2 },
-        options: { scales: { x: { type: 'linear', min: 0, max: maxX, title: { display: true, text: 'mean speedup over the naive baseline' } },
+        options: { scales: { x: { type: 'linear', min: 0, max: maxX, title: { display: true, text: report.basis === 'model'
+                                 ? 'model machine speedup over the naive oracle (the grade)' : 'mean speedup over the naive baseline' } },
                              y: { min: 0, max: k.max_points, title: { display: true, text: 'points' } } } }
       }, sets2.length);
       if (k.points !== null)
