@@ -68,8 +68,7 @@ public:
         for (long i = 0, n = sysconf(_SC_NPROCESSORS_ONLN); i < n; ++i) {
             pid_t pid = fork();
             if (pid == 0)
-                for (volatile unsigned long x = 0;; x = x + 1) {
-                }
+                for (volatile unsigned long x = 0;;) x = x + 1;
             pids_.push_back(pid);
         }
     }

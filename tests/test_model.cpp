@@ -204,8 +204,7 @@ public:
         for (int i = 0; i < n; ++i) {
             pid_t pid = fork();
             if (pid == 0) {
-                for (volatile unsigned long x = 0;; x = x + 1) {
-                }
+                for (volatile unsigned long x = 0;;) x = x + 1;
             }
             pids_.push_back(pid);
         }
