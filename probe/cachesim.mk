@@ -1,9 +1,9 @@
 # ./cachesim (issue 8): the course's cache model run on valgrind lackey traces.
-# The simulator, trace reader, ELF lookup and valgrind runner form libcachesim.a,
-# which the tests and the driver link; cachesim_main.cpp is only the command line.
+# The simulator, the trace reader and the ELF reader are src/common's (the driver's
+# --explain uses them too); the function lookup and the valgrind runner form
+# libcachesim.a, which the tests link; cachesim_main.cpp is only the command line.
 
-CACHESIM_LIB_SOURCES := probe/cachesim.cpp probe/lackey_trace.cpp probe/cachesim_elf.cpp \
-                        probe/cachesim_program.cpp
+CACHESIM_LIB_SOURCES := probe/cachesim_elf.cpp probe/cachesim_program.cpp
 CACHESIM_LIB         := $(B)/lib/libcachesim.a
 
 $(CACHESIM_LIB): $(patsubst %.cpp,$(B)/obj/%.o,$(CACHESIM_LIB_SOURCES))

@@ -1,10 +1,10 @@
 // ./cachesim: simulates the course's LRU, write-back, write-allocate cache on a
 // valgrind lackey trace, read from a file or from a program run under valgrind.
-#include "cachesim.hpp"
+#include "common/cachesim.hpp"
 #include "cachesim_elf.hpp"
 #include "cachesim_program.hpp"
 #include "common/subprocess.hpp"
-#include "lackey_trace.hpp"
+#include "common/lackey_trace.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "common/subprocess.hpp"
-#include "lackey_trace.hpp"
+#include "common/lackey_trace.hpp"
 
 #include <sys/types.h>
 

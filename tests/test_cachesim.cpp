@@ -1,9 +1,9 @@
 // cachesim: the cache model on traces worked out by hand, a randomised check
 // against a reference model written for clarity, real programs traced under
 // valgrind, and the command line through the built binary.
-#include "cachesim.hpp"
+#include "common/cachesim.hpp"
 #include "harness.hpp"
-#include "lackey_trace.hpp"
+#include "common/lackey_trace.hpp"
 
 #include <catch2/catch.hpp>
 

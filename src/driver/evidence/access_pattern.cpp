@@ -1,9 +1,7 @@
 #include "access_pattern.hpp"
 
-#include <elf.h>
-
 #include <algorithm>
-#include <charconv>
+#include <bit>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +11,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/cachesim.hpp"
+#include "common/lackey_trace.hpp"
 #include "common/line_reader.hpp"
 #include "common/subprocess.hpp"
 
@@ -20,37 +20,6 @@ namespace perflab {
 namespace {
 
 constexpr double kTraceSeconds = 120;
-
-// The code of a fixed-address executable, by run-time address (PT_LOAD segments).
-class Code {
-public:
-    explicit Code(const std::string& exe) : file_(read_binary_file(exe)) {
-        if (file_.size() < sizeof(Elf64_Ehdr)) return;
-        Elf64_Ehdr eh;
-        std::memcpy(&eh, file_.data(), sizeof eh);
-        for (int i = 0; i < eh.e_phnum; ++i) {
-            Elf64_Phdr ph;
-            const std::size_t at = eh.e_phoff + std::size_t(i) * sizeof ph;
-            if (at + sizeof ph > file_.size()) return;
-            std::memcpy(&ph, file_.data() + at, sizeof ph);
-            if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) segments_.push_back(ph);
-        }
-    }
-    // Up to 16 bytes at `address`; empty when it is not in the file.
-    std::vector<unsigned char> at(std::uint64_t address) const {
-        for (const auto& ph : segments_)
-            if (address >= ph.p_vaddr && address < ph.p_vaddr + ph.p_filesz) {
-                std::size_t off = ph.p_offset + (address - ph.p_vaddr);
-                std::size_t n = std::min<std::size_t>(16, file_.size() - off);
-                return {file_.begin() + long(off), file_.begin() + long(off + n)};
-            }
-        return {};
-    }
-
-private:
-    std::vector<unsigned char> file_;
-    std::vector<Elf64_Phdr> segments_;
-};
 
 enum class Op { other, call, ret, divide };
 
@@ -77,42 +46,10 @@ Op classify(const std::vector<unsigned char>& b) {
 }
 
 struct DataAccess {
-    char kind;  // L, S or M
+    AccessKind kind;
     std::uint64_t addr;
-    std::uint32_t size;
+    std::uint32_t size;  // at most max_trace_access_size
 };
-
-// A set-associative LRU data cache that allocates on writes, as cachegrind's D1.
-class L1 {
-public:
-    explicit L1(const SimulatedCache& c)
-        : line_(std::uint64_t(c.line)), ways_(std::size_t(std::max(1, c.assoc))),
-          sets_(std::max<std::size_t>(1, c.size / (std::size_t(std::max(1, c.assoc)) * std::size_t(c.line)))),
-          tags_(sets_) {}
-    // True on a miss.
-    bool touch(std::uint64_t line_no) {
-        auto& set = tags_[line_no % sets_];
-        auto it = std::find(set.begin(), set.end(), line_no);
-        const bool miss = it == set.end();
-        if (!miss) set.erase(it);
-        else if (set.size() == ways_) set.pop_back();
-        set.insert(set.begin(), line_no);
-        return miss;
-    }
-    std::uint64_t line() const { return line_; }
-
-private:
-    std::uint64_t line_;
-    std::size_t ways_, sets_;
-    std::vector<std::vector<std::uint64_t>> tags_;
-};
-
-std::uint64_t hex(std::string_view s, std::size_t& at) {
-    std::uint64_t v = 0;
-    for (; at < s.size() && std::isxdigit(static_cast<unsigned char>(s[at])); ++at)
-        v = v * 16 + std::uint64_t(std::isdigit(static_cast<unsigned char>(s[at])) ? s[at] - '0' : (s[at] | 0x20) - 'a' + 10);
-    return v;
-}
 
 long median(std::vector<long> v) {
     if (v.empty()) return 0;
@@ -125,8 +62,8 @@ long median(std::vector<long> v) {
 std::vector<long> pixels_of(const std::vector<DataAccess>& accesses, bool stores, std::uint64_t base, std::uint64_t bytes) {
     std::vector<long> out;
     for (const auto& a : accesses) {
-        const bool is_store = a.kind != 'L';
-        const bool is_load = a.kind != 'S';
+        const bool is_store = a.kind != AccessKind::load;
+        const bool is_load = a.kind != AccessKind::store;
         if ((stores ? !is_store : !is_load) || a.addr < base || a.addr >= base + bytes) continue;
         long px = long((a.addr - base) / sizeof(pixel));
         if (out.empty() || out.back() != px) out.push_back(px);
@@ -185,8 +122,13 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
     auto valgrind = find_executable("valgrind");
     if (!valgrind) return SimulationError{"valgrind is not installed: apt-get install valgrind"};
     const HostFunction& f = t.fn;
-    const Code code(t.host_exe);
-    const auto symbols = function_symbols(t.host_exe);
+    std::optional<ElfFile> code;
+    try {
+        code.emplace(t.host_exe);
+    } catch (const std::runtime_error& e) {
+        return SimulationError{e.what()};
+    }
+    const auto symbols = function_symbols(*code);
     const CodeSymbol* entry_sym = symbol_containing(symbols, t.entry);
     const std::uint64_t entry_end = entry_sym ? entry_sym->start + std::max<std::uint64_t>(entry_sym->size, 1) : t.entry + 1;
 
@@ -200,40 +142,33 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
     // glibc's for the new thread, not the kernel's, so its callees are not counted.
     long thread_start_depth = -1;
     std::unordered_map<std::uint64_t, bool> starts_thread;
-    auto take = [&](std::string_view line, bool) {
+    auto take = [&](std::string_view text, bool) {
         // A chunk holds many lines: those after the call's return are not its.
-        if (done_call || line.size() < 4 || line[0] == '=') return;
-        if (line[0] == 'I') {
-            std::size_t at = 1;
-            while (at < line.size() && line[at] == ' ') ++at;
-            const std::uint64_t addr = hex(line, at);
+        if (done_call) return;
+        const TraceLine line = parse_lackey_line(text);
+        if (line.type == TraceLine::Type::instruction) {
             if (!in_call) {
-                if (addr < t.entry || addr >= entry_end) return;
+                if (line.addr < t.entry || line.addr >= entry_end) return;
                 in_call = true;
             }
             if (after_call) {
-                if (thread_start_depth < 0) ++callee_entries[addr];
-                auto [known, fresh] = starts_thread.try_emplace(addr, false);
+                if (thread_start_depth < 0) ++callee_entries[line.addr];
+                auto [known, fresh] = starts_thread.try_emplace(line.addr, false);
                 if (fresh) {
-                    const CodeSymbol* s = symbol_containing(symbols, addr);
+                    const CodeSymbol* s = symbol_containing(symbols, line.addr);
                     known->second = s && (s->name == "pthread_create" || s->name == "__pthread_create_2_1");
                 }
                 if (known->second && thread_start_depth < 0) thread_start_depth = depth;
             }
-            auto it = ops.find(addr);
-            if (it == ops.end()) it = ops.emplace(addr, classify(code.at(addr))).first;
+            auto it = ops.find(line.addr);
+            if (it == ops.end()) it = ops.emplace(line.addr, classify(code->code_at(line.addr, 16))).first;
             after_call = it->second == Op::call;
             if (it->second == Op::call) ++calls, ++depth;
             if (it->second == Op::divide) ++divisions;
             if (it->second == Op::ret && --depth < 0) done_call = true;
             if (depth < thread_start_depth) thread_start_depth = -1;
-        } else if (in_call && line[0] == ' ' && (line[1] == 'L' || line[1] == 'S' || line[1] == 'M')) {
-            std::size_t at = 2;
-            while (at < line.size() && line[at] == ' ') ++at;
-            const std::uint64_t addr = hex(line, at);
-            std::uint32_t size = 1;
-            if (at < line.size() && line[at] == ',') std::from_chars(line.data() + at + 1, line.data() + line.size(), size);
-            data.push_back({line[1], addr, std::max<std::uint32_t>(size, 1)});
+        } else if (in_call && line.type == TraceLine::Type::data) {
+            data.push_back({line.kind, line.addr, std::uint32_t(line.size)});
         }
     };
     // The trace streams through the report pipe as valgrind writes it, never to
@@ -292,11 +227,11 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
     if (!src_base || !dst_base)
         return SimulationError{fmt::format("'{}' --simulate did not say where its images are: rebuild it (make)", t.host_exe)};
     const std::uint64_t bytes = std::uint64_t(px) * sizeof(pixel);
-    auto touches = [&](std::uint64_t base, char not_kind) {
+    auto touches = [&](std::uint64_t base, AccessKind not_kind) {
         return std::any_of(data.begin(), data.end(),
                            [&](const DataAccess& a) { return a.kind != not_kind && a.addr >= base && a.addr < base + bytes; });
     };
-    if (!touches(src_base, 'S') || !touches(dst_base, 'L')) return p;
+    if (!touches(src_base, AccessKind::store) || !touches(dst_base, AccessKind::load)) return p;
 
     const auto stores = pixels_of(data, true, dst_base, bytes);
     const auto loads = pixels_of(data, false, src_base, bytes);
@@ -304,16 +239,19 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
     p.load = dominant_step(loads);
     p.tile = tile_shape(stores, t.dim);
 
-    L1 l1(d1);
+    // An LRU D1 that allocates on writes, as cachegrind's: a miss is a line brought in.
+    const auto bits = [](std::uint64_t n) { return std::uint64_t(std::countr_zero(n)); };
+    const std::uint64_t line_bytes = std::uint64_t(d1.line);
+    CacheSim l1({bits(d1.size / (std::uint64_t(d1.assoc) * line_bytes)), std::uint64_t(d1.assoc), bits(line_bytes)});
     std::uint64_t src_misses = 0, dst_misses = 0;
     for (const auto& a : data)
-        for (std::uint64_t ln = a.addr / l1.line(); ln <= (a.addr + a.size - 1) / l1.line(); ++ln)
-            if (l1.touch(ln)) {
-                const std::uint64_t byte = ln * l1.line();
-                if (byte + l1.line() > src_base && byte < src_base + bytes) ++src_misses;
-                else if (byte + l1.line() > dst_base && byte < dst_base + bytes) ++dst_misses;
+        for (std::uint64_t ln = a.addr / line_bytes; ln <= (a.addr + a.size - 1) / line_bytes; ++ln)
+            if (l1.access(ln * line_bytes, 1, AccessKind::load).misses) {
+                const std::uint64_t byte = ln * line_bytes;
+                if (byte + line_bytes > src_base && byte < src_base + bytes) ++src_misses;
+                else if (byte + line_bytes > dst_base && byte < dst_base + bytes) ++dst_misses;
             }
-    const double lines = double(bytes) / double(l1.line());
+    const double lines = double(bytes) / double(line_bytes);
     p.src_fetches_per_line = double(src_misses) / lines;
     p.dst_fetches_per_line = double(dst_misses) / lines;
     return p;

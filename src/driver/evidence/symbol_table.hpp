@@ -8,18 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "common/elf_file.hpp"
+
 namespace perflab {
 
-struct CodeSymbol {
-    std::string name;
-    std::uint64_t start = 0, size = 0;
-};
+using CodeSymbol = ElfFunction;
 
-// A whole file's bytes; empty when it cannot be read.
-std::vector<unsigned char> read_binary_file(const std::string& path);
-
-// Every function symbol of `executable`, sorted by address.
+// Every function symbol of `executable`, sorted by address; none when it cannot
+// be read or is not a fixed-address executable.
 std::vector<CodeSymbol> function_symbols(const std::string& executable);
+std::vector<CodeSymbol> function_symbols(const ElfFile& executable);
 
 // The symbol whose range holds `address`; of aliases, the shortest name.
 const CodeSymbol* symbol_containing(const std::vector<CodeSymbol>& symbols, std::uint64_t address);
