@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "common/sha256.hpp"
 #include "driver/core/build_state.hpp"
 #include "harness.hpp"
 #include "common/paired_ratio.hpp"

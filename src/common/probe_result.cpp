@@ -2,6 +2,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/executable_dir.hpp"
+#include "common/read_file.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -123,11 +124,9 @@ std::optional<ProbeResult> parse_probe_result(const std::string& text) {
 std::string default_probe_result_path() { return executable_dir() + "/build/cacheprobe.json"; }
 
 std::optional<ProbeResult> load_probe_result(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_probe_result(text.str());
+    const auto text = read_file(path);
+    if (!text) return std::nullopt;
+    return parse_probe_result(*text);
 }
 
 std::string save_probe_result(const ProbeResult& result, const std::string& path) {

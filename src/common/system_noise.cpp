@@ -7,6 +7,8 @@
 #include <sstream>
 #include <thread>
 
+#include "common/read_file.hpp"
+
 namespace perflab {
 namespace {
 
@@ -15,13 +17,6 @@ std::optional<std::string> first_line(const std::string& path) {
     std::string line;
     if (!in || !std::getline(in, line)) return std::nullopt;
     return line;
-}
-
-std::string whole_file(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 std::optional<bool> flag(const std::string& path) {
@@ -64,9 +59,9 @@ SystemState read_system_state(int cpu, int window_ms, const std::string& sysfs_c
     f.pstate_no_turbo = flag(sysfs_cpu + "/intel_pstate/no_turbo");
     f.cpufreq_present = governor || f.boost || f.pstate_no_turbo;
 
-    auto before = parse_proc_stat(whole_file("/proc/stat"), cpu);
+    auto before = parse_proc_stat(read_file("/proc/stat").value_or(""), cpu);
     std::this_thread::sleep_for(std::chrono::milliseconds(window_ms));
-    auto after = parse_proc_stat(whole_file("/proc/stat"), cpu);
+    auto after = parse_proc_stat(read_file("/proc/stat").value_or(""), cpu);
     if (before && after && after->total > before->total) {
         CpuLoad load;
         load.cpu = cpu;

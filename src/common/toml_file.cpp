@@ -1,8 +1,6 @@
 #include "toml_file.hpp"
 
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace perflab {
@@ -14,14 +12,6 @@ toml::table parse_toml(const std::string& text, const std::string& source_name, 
         throw std::runtime_error(
             fmt::format("{}:{}: {}: {}", source_name, e.source().begin.line, e.description(), remedy));
     }
-}
-
-std::string read_text_file(const std::string& path, const std::string& what) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error(fmt::format("cannot read {} file '{}': check the path", what, path));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 }  // namespace perflab

@@ -1,6 +1,5 @@
 #include "batch.hpp"
 
-#include <unistd.h>
 
 #include <algorithm>
 
@@ -11,6 +10,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/counted.hpp"
+#include "common/host_name.hpp"
 #include "common/scratch_dir.hpp"
 #include "common/untrusted_text.hpp"
 #include "batch_lock.hpp"
@@ -28,12 +28,6 @@ namespace perflab::grader {
 namespace fs = std::filesystem;
 std::string summary(const Record& r) {
     return r.status == Status::ok ? fmt::format("ok, {:.1f} points", r.total) : status_id(r.status) + ": " + visible_line(r.reason);
-}
-
-std::string host_name() {
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    return host;
 }
 
 void commit_graded(const std::string& out, ResultsStore& store, const Graded& g, const ScoringPolicy& policy) {

@@ -33,7 +33,5 @@ int run_batch(const BatchSettings& settings);
 void commit_graded(const std::string& out_dir, ResultsStore& store, const Graded& graded, const ScoringPolicy& policy);
 // The one-line summary the progress shows for a record.
 std::string summary(const Record& r);
-// This machine's host name, as records and batch.json name it.
-std::string host_name();
 
 }  // namespace perflab::grader

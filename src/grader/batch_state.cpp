@@ -8,7 +8,7 @@
 #include "common/atomic_file.hpp"
 #include "common/counted.hpp"
 #include "common/toml_file.hpp"
-#include "driver/core/build_state.hpp"
+#include "common/sha256.hpp"
 
 namespace perflab::grader {
 using nlohmann::json;

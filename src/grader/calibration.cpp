@@ -1,6 +1,5 @@
 #include "calibration.hpp"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -8,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/atomic_file.hpp"
+#include "common/host_name.hpp"
 #include "build.hpp"
 #include "common/statistics.hpp"
 #include "common/toml_file.hpp"
@@ -64,8 +64,6 @@ void Calibrator::adopt(const std::string& toml_path, std::size_t after_handins) 
 }
 
 nlohmann::json Calibrator::report() const {
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
     nlohmann::json baselines = nlohmann::json::array();
     auto present = std::find_if(measurements_.begin(), measurements_.end(), [](const auto& m) { return !m.missing; });
     for (const auto& m : measurements_) {
@@ -88,7 +86,7 @@ nlohmann::json Calibrator::report() const {
                               {{"rotate", drift_percent(first.rotate, m.baseline.rotate)},
                                {"smooth", drift_percent(first.smooth, m.baseline.smooth)}}}});
     }
-    return {{"host", host}, {"baselines", baselines}};
+    return {{"host", host_name()}, {"baselines", baselines}};
 }
 
 }  // namespace perflab::grader

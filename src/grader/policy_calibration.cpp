@@ -2,10 +2,10 @@
 
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "common/read_file.hpp"
 #include "trials.hpp"
 
 namespace perflab::grader {
@@ -40,11 +40,9 @@ ScoringPolicy calibrate_policy(const std::vector<std::string>& reference_driver,
     Finished listed = spawn(command(list, 60));
     if (!listed.exited_ok())
         throw std::runtime_error(fmt::format("'{}' did not list its variants: build it with make", fmt::join(list, " ")));
-    std::ifstream in(dump);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string rotate = find_description(text.str(), 'R', kFullMarksRotate);
-    std::string smooth = find_description(text.str(), 'S', kFullMarksSmooth);
+    const std::string text = read_file(dump).value_or("");
+    std::string rotate = find_description(text, 'R', kFullMarksRotate);
+    std::string smooth = find_description(text, 'S', kFullMarksSmooth);
 
     std::vector<std::string> args{"-t", "--variant", rotate, "--variant", smooth};
     args.insert(args.end(), driver_args.begin(), driver_args.end());

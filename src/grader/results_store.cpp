@@ -12,15 +12,14 @@
 #include <stdexcept>
 
 #include "common/atomic_file.hpp"
+#include "common/read_file.hpp"
 
 namespace perflab::grader {
 
 ResultsStore::ResultsStore(std::string path) : path_(std::move(path)) {
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) return;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
+    const auto read = read_file(path_);
+    if (!read) return;
+    const std::string& text = *read;
     std::size_t complete = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
     if (complete < text.size()) std::filesystem::resize_file(path_, complete);
     std::istringstream lines(text.substr(0, complete));

@@ -14,6 +14,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/counted.hpp"
+#include "common/host_name.hpp"
 #include "common/scratch_dir.hpp"
 #include "batch_lock.hpp"
 #include "batch_resume.hpp"

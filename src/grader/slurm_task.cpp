@@ -3,12 +3,12 @@
 // grade_handin a local batch uses, against a baseline measured on this node,
 // and leaves one record file per hand-in for the submitting grader to commit.
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fmt/format.h>
 
 #include "common/atomic_file.hpp"
+#include "common/host_name.hpp"
 #include "common/scratch_dir.hpp"
 #include "calibration.hpp"
 #include "slurm.hpp"
@@ -47,9 +47,7 @@ int run_slurm_task(const std::string& out_dir, int submission, int task) {
     grade.policy = load_policy(s.at("policy").get<std::string>());
     const std::string fixed_baseline = s.at("fixed_baseline").get<std::string>();
 
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    const std::string node = host;
+    const std::string node = host_name();
     const char* job = getenv("SLURM_ARRAY_JOB_ID");
     const std::string tag = fmt::format("{}_{}", job && *job ? job : "local", task);
 

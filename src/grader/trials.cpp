@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <sstream>
 
-#include "driver/cli/options.hpp"
+#include "common/exit_codes.hpp"
 #include "driver/core/call_outcome.hpp"
 #include "common/statistics.hpp"
 #include "trusted_sources.hpp"

@@ -34,7 +34,4 @@ struct StaleBuild {
 };
 std::optional<StaleBuild> stale_build(const BuildState& state);
 
-// Hex SHA-256 of `bytes`, as sha256sum prints it.
-std::string sha256_hex(const std::string& bytes);
-
 }  // namespace perflab

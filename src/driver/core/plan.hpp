@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "baseline.hpp"
-#include "driver/cli/options.hpp"
+#include "options.hpp"
 #include "registry.hpp"
 #include "student.hpp"
 

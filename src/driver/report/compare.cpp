@@ -4,10 +4,10 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "common/read_file.hpp"
 #include "common/statistics.hpp"
 
 namespace perflab {
@@ -200,11 +200,9 @@ SampleVerdict compare_samples(const std::vector<double>& old_samples, const std:
 }
 
 json load_old_report(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw CompareError(fmt::format("cannot read '{}': give a report written by ./driver --json FILE", path));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    json j = json::parse(embedded_report(ss.str()), nullptr, false);
+    const auto text = read_file(path);
+    if (!text) throw CompareError(fmt::format("cannot read '{}': give a report written by ./driver --json FILE", path));
+    json j = json::parse(embedded_report(*text), nullptr, false);
     if (j.is_discarded() || !j.is_object())
         throw CompareError(fmt::format("'{}' is neither JSON nor a page with a report in it: give a report written by "
                                        "./driver --json FILE or --html FILE",
