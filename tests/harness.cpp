@@ -1,9 +1,12 @@
 #include "harness.hpp"
 
+#include <catch2/catch.hpp>
+
 #include "common/subprocess.hpp"
 #include "lab_settings.hpp"
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -14,6 +17,12 @@ namespace perflab::test {
 namespace fs = std::filesystem;
 
 std::string repo(const std::string& relative) { return std::string(PERFLAB_ROOT) + "/" + relative; }
+
+void skip(const std::string& reason) {
+    std::printf("SKIPPED: %s: %s\n", Catch::getResultCapture().getCurrentTestName().c_str(), reason.c_str());
+    std::fflush(stdout);
+    WARN("SKIPPED: " << reason);
+}
 
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -39,6 +39,17 @@ std::string scratch_dir(const std::string& name);
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);
 
+// A test that cannot run here says so instead of passing silently: skip() writes
+// "SKIPPED: <test case>: <reason>" on stdout, the line mk/run-tests.sh counts apart
+// from the passes, and the reason as a Catch2 warning. PERFLAB_SKIP(reason) skips
+// and returns from the test case.
+void skip(const std::string& reason);
+#define PERFLAB_SKIP(reason)               \
+    do {                                   \
+        ::perflab::test::skip(reason);     \
+        return;                            \
+    } while (false)
+
 // Lines of `text` that start with `prefix`.
 std::vector<std::string> lines_starting_with(const std::string& text, const std::string& prefix);
 

