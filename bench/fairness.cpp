@@ -29,6 +29,7 @@
 #include "common/clock.hpp"
 #include "common/statistics.hpp"
 #include "common/subprocess.hpp"
+#include "driver/core/scoring.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -261,8 +262,9 @@ int main(int argc, char** argv) {
     // speedup, about the run-to-run noise of a rotate here), the grader
     // re-measuring a copy whose median's interval holds a step's edge.
     const std::string stepped = t.work + "/stepped-policy.toml";
-    perflab::write_file_atomically(stepped, "[rotate]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\nstep = 5\n"
-                                            "[smooth]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\nstep = 5\n");
+    perflab::ScoringPolicy in_steps = perflab::default_policy();
+    in_steps.rotate.step = in_steps.smooth.step = 5;
+    perflab::write_file_atomically(stepped, perflab::policy_to_toml(in_steps, "The default curve in steps of 5."));
     batch(t, 20, "batch-stepped", "steps of 5", {"--policy", stepped, "--max-trials", "9"});
     ranking(t, corpus, {});
     // The classic handout's dimensions (rotate up to 1024): whether the headroom

@@ -4,7 +4,7 @@
  * each variant's time against naive and against a memcpy of the same bytes
  * (the speed of light for a kernel that must read and write the image once).
  *
- * Usage: reference_timing [--tiles] [dim...]   (default dims 64 128 256 512)
+ * Usage: reference_timing [--tiles] dim...   (make bench-reference-timing: LAB_DIMS)
  * --tiles sweeps ref_rotate_blocked_tile over a few tile edges instead.
  * Pin it (taskset -c 1): the machine is shared and noisy, so every figure is
  * the minimum over many samples, each taken after walking a 16 KiB buffer
@@ -133,11 +133,14 @@ static void report(const variant *vs, int count, int dim, pixel *src, pixel *dst
 int main(int argc, char **argv)
 {
     int tiles = argc > 1 && strcmp(argv[1], "--tiles") == 0;
-    int default_dims[] = {64, 128, 256, 512};
     int first = 1 + tiles, ndims = argc - first;
 
-    for (int a = 0; a < (ndims ? ndims : 4); a++) {
-        int dim = ndims ? atoi(argv[first + a]) : default_dims[a];
+    if (ndims == 0) {
+        fprintf(stderr, "usage: %s [--tiles] dim...   (make bench-reference-timing gives the lab's dims)\n", argv[0]);
+        return 1;
+    }
+    for (int a = 0; a < ndims; a++) {
+        int dim = atoi(argv[first + a]);
         if (dim < 1 || dim > REF_MAX_DIM) {
             fprintf(stderr, "%s: dimension must be 1..%d\n", argv[0], REF_MAX_DIM);
             return 1;

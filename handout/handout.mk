@@ -25,12 +25,13 @@ $(HANDOUT_TAR).bake: FORCE
 	@printf '%s\n' '$(abspath $(BASELINE))' '$(abspath $(POLICY))' | cmp -s - $@ || \
 	    printf '%s\n' '$(abspath $(BASELINE))' '$(abspath $(POLICY))' > $@
 
-# A baked file is checked by the driver built here (make-handout.sh), with its hosts.
+# The driver built here gives the README its --help and checks a baked file
+# (make-handout.sh), with its hosts.
 $(HANDOUT_TAR): $(HANDOUT_FILES) $(HANDOUT_DRIVER) $(HANDOUT_GENERATED) $(HANDOUT_ORACLE) $(BASELINE) $(POLICY) $(HANDOUT_TAR).bake \
-                $(if $(BASELINE)$(POLICY),$(DRIVER_BIN) kernel-host reference-host)
+                $(DRIVER_BIN) $(if $(BASELINE)$(POLICY),kernel-host reference-host)
 	@echo "handout/make-handout.sh $@$(if $(BASELINE), BASELINE=$(BASELINE))$(if $(POLICY), POLICY=$(POLICY))"
 	@HANDOUT_DRIVER='$(HANDOUT_DRIVER)' HANDOUT_ORACLE='$(HANDOUT_ORACLE)' HANDOUT_GENERATED='$(HANDOUT_GENERATED)' \
-	CHECK_DRIVER='$(abspath $(DRIVER_BIN))' BASELINE='$(BASELINE)' POLICY='$(POLICY)' handout/make-handout.sh $@
+	DRIVER='$(abspath $(DRIVER_BIN))' BASELINE='$(BASELINE)' POLICY='$(POLICY)' handout/make-handout.sh $@
 
 .PHONY: handout
 handout: $(HANDOUT_TAR)

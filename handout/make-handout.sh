@@ -4,7 +4,8 @@
 # Environment: HANDOUT_DRIVER (the driver's sources, headers and driver.mk),
 # HANDOUT_GENERATED (the sources make wrote: the lab's settings as C++, the pages' assets),
 # HANDOUT_ORACLE (the naive oracle's C files), BASELINE and POLICY (optional
-# files to bake in as baseline.toml / policy.toml).
+# files to bake in as baseline.toml / policy.toml), DRIVER (the built ./driver, whose
+# --help is the README's option list).
 # Layout, all at the top of the archive:
 #   kernels.c defs.h Makefile README [baseline.toml] [policy.toml]
 #   perflab/src/        the driver's and the kernel hosts' sources, and driver.mk
@@ -24,7 +25,11 @@ put() {  # put MODE DEST SOURCE...
   install -p -m "$mode" "$@" "$stage/$dest/"
 }
 
-put 644 . kernels/kernels.c kernels/defs.h handout/README
+put 644 . kernels/kernels.c kernels/defs.h
+# The option list is the driver's own --help, so a default or a flag is written once.
+help=$("$DRIVER" --help | sed 's/^/  /')
+awk -v help="$help" '$0 == "@DRIVER_HELP@" { print help; next } { print }' handout/README > "$stage/README"
+chmod 644 "$stage/README"
 install -p -m 644 handout/Makefile "$stage/Makefile"
 # The driver's sources keep their folders under src/ (common/, driver/core/, ...).
 for f in $HANDOUT_DRIVER; do
@@ -40,9 +45,9 @@ put 644 perflab handout/team.c
 # What is baked in is checked by the driver's own code, as students' ./driver will
 # read it (--check-options: the options, the policy, the baseline matched to the
 # dimensions a plain ./driver runs), so a handout never carries a file its driver
-# refuses. CHECK_DRIVER is the repository's ./driver, built for this check.
+# refuses, with the repository's ./driver (DRIVER).
 if [ -n "${BASELINE:-}${POLICY:-}" ]; then
-  if ! said=$("$CHECK_DRIVER" -t --check-options ${BASELINE:+--baseline "$BASELINE"} ${POLICY:+--policy "$POLICY"} 2>&1 >/dev/null); then
+  if ! said=$("$DRIVER" -t --check-options ${BASELINE:+--baseline "$BASELINE"} ${POLICY:+--policy "$POLICY"} 2>&1 >/dev/null); then
     echo "make handout: the handout's ./driver would refuse ${BASELINE:+BASELINE=$BASELINE }${POLICY:+POLICY=$POLICY}: ${said#*: }" >&2
     exit 1
   fi

@@ -21,8 +21,9 @@ shot() {  # shot PAGE PNG HEIGHT
   echo "screenshot: $2"
 }
 
-# Student: every reference variant, the oracle and the memcpy, with simulated misses.
-./driver --host build/solutions-host --speed-of-light --dims 64,128,256,512 --simulate \
+# Student: every reference variant, the oracle and the memcpy, with simulated misses,
+# at the lab's default dims.
+./driver --host build/solutions-host --speed-of-light --simulate \
   --json "$work/student.json" --html "$work/student.html" >/dev/null
 shot "$work/student.html" "$out/page-student.png" 1500
 

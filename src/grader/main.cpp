@@ -38,7 +38,7 @@ void add_common(CLI::App& app, Common& c) {
                    "Directory with driver, reference-host, host-runtime.o, defs.h and the link scripts, as "
                    "make grader-bundle writes it (or $PERFLAB_HOME)")
         ->option_text("DIR");
-    app.add_option("--policy", c.policy_file, "Speedup-to-points policy TOML (default: 50 points per kernel, 1.0 -> 3.5)")
+    app.add_option("--policy", c.policy_file, "Speedup-to-points policy TOML (default: " + default_policy_summary() + ")")
         ->option_text("FILE");
     app.add_option("--driver-args", c.driver_args, "Extra driver options, e.g. \"--dims 64,128 --max-samples 5\"")
         ->option_text("ARGS");

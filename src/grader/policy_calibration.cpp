@@ -6,19 +6,33 @@
 #include <stdexcept>
 
 #include "common/read_file.hpp"
+#include "reference.h"  // REF_ROTATE_TILE, which the descriptions in variants.def spell out
 #include "trials.hpp"
 
 namespace perflab::grader {
 namespace {
 
-std::string find_description(const std::string& dump, char kernel_letter, const std::string& prefix) {
-    std::istringstream in(dump);
-    for (std::string line; std::getline(in, line);)
-        if (line.size() > 2 && line[0] == kernel_letter && line[1] == ':' && line.compare(2, prefix.size(), prefix) == 0)
-            return line.substr(2);
-    throw std::runtime_error(fmt::format("the reference driver registers no variant starting '{}': rebuild it "
-                                         "(make build/solutions-host)",
-                                         prefix));
+struct ReferenceVariant {
+    char letter;  // R or S, as the -d dump writes it
+    const char* name;
+    const char* description;
+};
+constexpr ReferenceVariant kReferenceVariants[] = {
+#define REF_ROTATE(fn, name, description) {'R', name, description},
+#define REF_SMOOTH(fn, name, description) {'S', name, description},
+#include "variants.def"
+};
+
+// The description of the reference variant `name`, which the reference driver's
+// -d dump must list.
+std::string find_description(const std::string& dump, char kernel_letter, const std::string& name) {
+    for (const ReferenceVariant& v : kReferenceVariants)
+        if (v.letter == kernel_letter && v.name == name &&
+            ("\n" + dump).find(fmt::format("\n{}:{}\n", kernel_letter, v.description)) != std::string::npos)
+            return v.description;
+    throw std::runtime_error(fmt::format("the reference driver registers no variant '{}' of reference/variants.def: "
+                                         "rebuild it (make build/solutions-host)",
+                                         name));
 }
 
 double mean_speedup(const nlohmann::json& report, const char* kernel, const std::string& description) {

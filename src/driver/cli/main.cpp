@@ -36,6 +36,7 @@
 #include "driver/explain/explain.hpp"
 #include "driver/model/model_run.hpp"
 #include "driver/report/compare.hpp"
+#include "driver/report/compare_reporter.hpp"
 #include "driver/report/html.hpp"
 #include "driver/report/report.hpp"
 #include "options.hpp"

@@ -9,6 +9,7 @@
 #include "common/cli_range.hpp"
 #include "common/executable_dir.hpp"
 #include "common/perf_counters.hpp"
+#include "driver/core/scoring.hpp"
 #include "driver/evidence/cachegrind.hpp"
 
 namespace perflab {
@@ -79,14 +80,17 @@ ParseOutcome parse_options(int argc, char** argv) {
                    "Compare this run with an earlier --json report or --html page of the same machine: per variant and "
                    "dim, faster, slower or within noise, and the least change each row resolves")
         ->option_text("OLD.json|OLD.html");
-    app.add_option("--k", o.kbest.k, "K of the K-best timing scheme (default 3)")->check(in_range(1, 100));
-    app.add_option("--epsilon", o.kbest.epsilon, "Agreement the K fastest samples need (default 0.01)")
-        ->check(in_range(0.0, 1.0));
-    app.add_option("--max-samples", o.kbest.max_samples, "Samples at most per measurement (default 300)")
-        ->check(in_range(1, 10000));
+    app.add_option("--k", o.kbest.k, "K of the K-best timing scheme")->check(in_range(1, 100))->capture_default_str();
+    app.add_option("--epsilon", o.kbest.epsilon, "Agreement the K fastest samples need")
+        ->check(in_range(0.0, 1.0))
+        ->capture_default_str();
+    app.add_option("--max-samples", o.kbest.max_samples, "Samples at most per measurement")
+        ->check(in_range(1, 10000))
+        ->capture_default_str();
     app.add_option("--ratio-tolerance", o.kbest.ratio_tolerance,
-                   "Beside the oracle, sample until the speedup's 95% interval is within this fraction (default 0.03)")
-        ->check(in_range(0.0, 1.0));
+                   "Beside the oracle, sample until the speedup's 95% interval is within this fraction")
+        ->check(in_range(0.0, 1.0))
+        ->capture_default_str();
     auto* baseline_opt = app.add_option("--baseline", o.baseline_file, "Fixed baseline CPEs from a TOML file (see --calibrate)")
         ->option_text("FILE");
     app.add_flag("--check-options", o.check_options,
@@ -94,15 +98,17 @@ ParseOutcome parse_options(int argc, char** argv) {
     app.add_flag("--calibrate", o.calibrate, "Measure the naive oracle and print a baseline TOML file")
         ->excludes(compare_opt);
     auto* policy_opt =
-        app.add_option("--policy", o.policy_file, "Speedup-to-points policy (TOML) for the Score line")->option_text("FILE");
+        app.add_option("--policy", o.policy_file,
+                       "Speedup-to-points policy (TOML) for the Score line (built in: " + default_policy_summary() + ")")->option_text("FILE");
     bool measured_baseline = false;
     app.add_flag("--measured-baseline", measured_baseline,
                  "Measure the baseline in this run even where one is built in")->excludes(baseline_opt);
     app.add_flag("-v,--verbose", o.verbose, "Print the clock, CPU, caches and every sample count");
     app.add_flag("--speed-of-light", o.speed_of_light, "Also time a memcpy of the image (never scored)");
     app.add_option("--timeout", o.timeout_seconds,
-                   "Seconds one kernel call may take before it is stopped (default 10; a host gets at least 5 to start)")
-        ->check(in_range(1u, 3600u));
+                   "Seconds one kernel call may take before it is stopped (a host gets at least 5 to start)")
+        ->check(in_range(1u, 3600u))
+        ->capture_default_str();
     app.add_option("--cpu", o.cpu, "Pin to this CPU while timing (default: the last allowed CPU)");
     app.add_flag("--counters", o.counters, "Add hardware counter rows (libpfm4) per variant and dimension");
     app.add_option("--events", o.events, "libpfm4 event names to count (implies --counters)")

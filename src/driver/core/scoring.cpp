@@ -69,8 +69,13 @@ KernelPolicy linear_policy(double max_points, double zero_at, double full_at) {
 
 ScoringPolicy default_policy() {
     ScoringPolicy p;
-    p.rotate = p.smooth = linear_policy(50, 1.0, 3.5);
+    p.rotate = p.smooth = linear_policy(kDefaultMaxPoints, kDefaultZeroAt, kDefaultFullAt);
     return p;
+}
+
+std::string default_policy_summary() {
+    return fmt::format("{} points per kernel, 0 at speedup {} rising linearly to {} at {}", kDefaultMaxPoints,
+                       kDefaultZeroAt, kDefaultMaxPoints, kDefaultFullAt);
 }
 
 namespace {

@@ -51,8 +51,12 @@ struct ScoringPolicy {
     double max_total() const { return rotate.max_points + smooth.max_points; }
 };
 
-// 50 points per kernel, 0 at speedup 1.0 rising linearly to 50 at 3.5.
+// The built-in policy, the one home of its figures: kDefaultMaxPoints per kernel,
+// 0 at speedup kDefaultZeroAt rising linearly to them at kDefaultFullAt.
+inline constexpr double kDefaultMaxPoints = 50, kDefaultZeroAt = 1.0, kDefaultFullAt = 3.5;
 ScoringPolicy default_policy();
+// The built-in policy in words, for --help: "50 points per kernel, 0 at speedup 1 to 50 at 3.5".
+std::string default_policy_summary();
 KernelPolicy linear_policy(double max_points, double zero_at, double full_at);
 
 // Throws std::runtime_error with a one-line message naming the file and the problem.

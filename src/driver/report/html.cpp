@@ -96,10 +96,4 @@ void HtmlReporter::finish(const RunResult& run) {
     write_file_atomically(path_, run_page(in));
 }
 
-void CompareReporter::finish(const RunResult& run) {
-    const Comparison c = compare_reports(old_report_, nlohmann::json::parse(json_report(run)), old_source_);
-    std::fputs(comparison_text(c).c_str(), out_);
-    std::fflush(out_);
-}
-
 }  // namespace perflab

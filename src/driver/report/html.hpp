@@ -55,17 +55,4 @@ private:
     std::string old_source_;
 };
 
-// Prints the --compare table once the run is scored.
-class CompareReporter : public Reporter {
-public:
-    CompareReporter(std::FILE* out, nlohmann::json old_report, std::string old_source)
-        : out_(out), old_report_(std::move(old_report)), old_source_(std::move(old_source)) {}
-    void finish(const RunResult& run) override;
-
-private:
-    std::FILE* out_;
-    nlohmann::json old_report_;
-    std::string old_source_;
-};
-
 }  // namespace perflab
