@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fmt/format.h>
 
 #include "common/read_file.hpp"
 #include "common/sha256.hpp"
