@@ -33,6 +33,7 @@
 #include "grader/trials.hpp"
 #include "grader/build.hpp"
 #include "grader/layout.hpp"
+#include "grader/oracle_regimes.hpp"
 
 namespace fs = std::filesystem;
 using namespace perflab;
@@ -850,4 +851,27 @@ TEST_CASE("the compiler runs within its memory limit and its output cap", "[grad
     CHECK(loud.failure->status == Status::compile_error);
     CHECK(loud.log.size() <= 64 * 1024);
     CHECK_THAT(loud.failure->reason, Catch::Contains("undeclared_0"));
+}
+
+TEST_CASE("an oracle that moves between two levels mid-batch is flagged; noise and outliers are not", "[grader]") {
+    using perflab::grader::regime_change;
+    // The issue's batch: the oracle at 4.7 for eight hand-ins' trials, then 4.1.
+    std::vector<double> moved;
+    for (int i = 0; i < 24; ++i) moved.push_back(4.7 + 0.05 * ((i * 7) % 3 - 1));
+    for (int i = 0; i < 12; ++i) moved.push_back(4.1 + 0.05 * ((i * 5) % 3 - 1));
+    auto c = regime_change(moved);
+    REQUIRE(c);
+    CHECK(c->after_trial == 25);
+    CHECK(c->change_percent() == Approx(-12.8).margin(0.5));
+    // Noise of a few percent around one level.
+    std::vector<double> steady;
+    for (int i = 0; i < 36; ++i) steady.push_back(4.7 * (1 + 0.03 * ((i * 7) % 5 - 2) / 2));
+    CHECK_FALSE(regime_change(steady));
+    // Two outliers at the end are not a regime.
+    std::vector<double> outliers(30, 4.7);
+    outliers.push_back(6.0);
+    outliers.push_back(6.1);
+    CHECK_FALSE(regime_change(outliers));
+    // Too few trials on a side to tell.
+    CHECK_FALSE(regime_change({4.7, 4.7, 4.1, 4.1}));
 }

@@ -343,3 +343,25 @@ TEST_CASE("a fixed --baseline with --recalibrate-every is refused, not one of th
     CHECK_THAT(r.err, Catch::Contains("--baseline") && Catch::Contains("--recalibrate-every"));
     CHECK_FALSE(fs::exists(dir + "/out"));
 }
+
+TEST_CASE("a timed batch spreads each hand-in's trials over the batch, round by round", "[batch-integrity]") {
+    const std::string dir = class_of("batch-rounds", {{"a", "good"}, {"b", "good"}, {"c", "wrong"}, {"d", "good"}});
+    auto argv = grade(dir, {"--max-trials", "2"});
+    argv[6] = "2";  // --trials 2
+    auto r = test::run(argv);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    // Round 1 timed every hand-in once; the one that failed was committed then,
+    // the three that passed only once round 2 had timed them again.
+    const auto round2 = r.err.find("trial round 2: 3 hand-ins still to time");
+    REQUIRE(round2 != std::string::npos);
+    CHECK(r.err.find("c: wrong-result") < round2);
+    for (const char* id : {"a", "b", "d"}) CHECK(r.err.find(std::string("] ") + id + ": ok") > round2);
+    auto records = records_by_id(dir + "/out/results.jsonl");
+    for (const char* id : {"a", "b", "d"}) CHECK(records[id]["trials"] == 2);
+    CHECK(records["c"]["trials"] == 1);
+    // Every run's oracle, in the order the trials ran, is watched for a regime change.
+    const json oracle = batch_json(dir)["oracle_regimes"];
+    CHECK(oracle["rotate"]["trials"] == 6);
+    CHECK(oracle["rotate"]["moved"].is_boolean());
+}

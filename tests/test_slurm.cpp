@@ -344,6 +344,13 @@ TEST_CASE("a batch graded through Slurm matches the same batch graded locally", 
     CHECK(batch["spread_percent"].contains("rotate"));
     CHECK(batch["outlier_nodes"].is_array());
     CHECK(batch["slurm_jobs"].size() == 1);
+
+    // A rerun with nothing left to grade still writes the batch page, as a local batch does.
+    fs::remove(dir + "/slurm/report.html");
+    auto again = test::run(slurm_argv(handins, dir + "/slurm"), "", {"SLURM_CONF=" + cluster.conf()});
+    INFO(again.err);
+    CHECK(again.status == 0);
+    CHECK(fs::exists(dir + "/slurm/report.html"));
 }
 
 TEST_CASE("a cancelled Slurm task is retried, then recorded as internal-error with Slurm's reason", "[slurm]") {

@@ -1,9 +1,6 @@
 #include "batch.hpp"
 
 
-#include <algorithm>
-
-#include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
 #include <set>
@@ -13,15 +10,15 @@
 #include "common/host_name.hpp"
 #include "common/scratch_dir.hpp"
 #include "common/untrusted_text.hpp"
-#include "batch_lock.hpp"
 #include "baseline_files.hpp"
 #include "batch_page.hpp"
-#include "batch_resume.hpp"
+#include "batch_run.hpp"
+#include "batch_schedule.hpp"
 #include "calibration.hpp"
 #include "gradebook.hpp"
+#include "oracle_regimes.hpp"
 #include "progress.hpp"
 #include "results_store.hpp"
-#include "settings_check.hpp"
 #include "static_checks.hpp"
 
 namespace perflab::grader {
@@ -55,33 +52,18 @@ void adopt_earlier_baselines(Calibrator& calibrator, const std::string& out, con
         if (!r.baseline.empty()) calibrator.adopt(r.baseline, 0);
 }
 
-}  // namespace
+// Grading here: one hand-in at a time with trials in rounds (see batch_schedule.hpp).
+class LocalBatch : public BatchBackend {
+public:
+    void grade(BatchRun& run) override;
+};
 
-int run_batch(const BatchSettings& s) {
-    const std::string out = fs::absolute(s.out_dir).string();
-    std::vector<Handin> handins = discover_handins(s.handins_dir, out);
-    const BatchLock lock(out);
-    fs::create_directories(out + "/feedback");
-    ResultsStore store(out + "/results.jsonl");
-    ResumePlan plan = plan_resume(out, handins, store, s);
-    const std::vector<Handin>& todo = plan.todo;
-
-    const ScratchDir work("perflab-grader");
-    const std::string& work_root = work.path();
-    // Before DIR changes: settings every hand-in would fail on stop the batch here.
-    if (!todo.empty()) check_settings(s.grade, s.fixed_baseline, work_root + "/settings-check");
-    start_resumed(out, store, plan);
-
-    Progress progress(stderr, todo.size());
-    for (const auto& note : plan.notes) progress.note(note);
-    if (todo.empty()) {
-        write_file_atomically(out + "/gradebook.csv", gradebook_csv(store.records()));
-        write_batch_page(out, s.grade.policy);
-        return finish_batch(out, store, plan);
-    }
-
+void LocalBatch::grade(BatchRun& run) {
+    const BatchSettings& s = run.settings;
+    const std::string& out = run.out;
+    Progress& progress = *run.progress;
     GradeSettings grade = s.grade;
-    Calibrator calibrator(grade.layout, work_root + "/calibration", grade.driver_args, grade.sandbox);
+    Calibrator calibrator(grade.layout, run.work_root + "/calibration", grade.driver_args, grade.sandbox);
     std::set<std::string> library_names = library_symbols(grade.layout.driver);
     grade.build.library_names = &library_names;
     // Baseline file names carry the start time, so a resumed batch never
@@ -90,35 +72,53 @@ int run_batch(const BatchSettings& s) {
     // baseline over the killed run's.
     const std::string stamp = std::to_string(now_ns());
     std::string baseline = s.fixed_baseline ? fs::absolute(*s.fixed_baseline).string() : "";
-    if (s.recalibrate_every) adopt_earlier_baselines(calibrator, out, store);
-    auto recalibrate = [&](std::size_t graded) {
-        if (s.fixed_baseline) return;
-        baseline = calibrator.measure(fmt::format("{}/baselines/{}-{}.toml", out, stamp, graded), graded);
-        nlohmann::json report = calibrator.report();
+    if (s.recalibrate_every) adopt_earlier_baselines(calibrator, out, run.store);
+    nlohmann::json report;
+    auto recalibrate = [&](std::size_t turn) {
+        baseline = calibrator.measure(fmt::format("{}/baselines/{}-{}.toml", out, stamp, turn), turn);
+        report = calibrator.report();
         report["baseline"] = "batch";
         report["policy"] = grade.policy.source;
-        write_batch_json(out, report, plan.state);
-        progress.note(fmt::format("baseline measured after {}: {}", counted(graded, "hand-in"), baseline));
+        write_batch_json(out, report, run.plan.state);
+        progress.note(fmt::format("baseline measured after {}: {}", counted(turn, "hand-in trial"), baseline));
     };
 
     const std::string host = host_name();
     if (!s.recalibrate_every) {
-        nlohmann::json report = calibrator.report();
+        report = calibrator.report();
         report["baseline"] = s.fixed_baseline ? "file" : "interleaved";
         report["policy"] = grade.policy.source;
-        write_batch_json(out, report, plan.state);
+        write_batch_json(out, report, run.plan.state);
     }
-    for (std::size_t i = 0; i < todo.size(); ++i) {
-        if (s.recalibrate_every && i % s.recalibrate_every == 0) recalibrate(i);
-        const Handin& h = todo[i];
-        progress.queue(1, todo.size() - i - 1, 0);
-        Graded g = grade_handin(h, grade, baseline, work_root + "/handin");
+    OracleWatch oracle;
+    ScheduleHooks hooks;
+    hooks.baseline = [&](std::size_t turn) {
+        if (s.recalibrate_every && turn % s.recalibrate_every == 0) recalibrate(turn);
+        return baseline;
+    };
+    hooks.trial_ran = [&](const HandinGrading& g) {
+        if (g.last_report()) oracle.add(*g.last_report());
+    };
+    hooks.graded = [&](const Graded& graded) {
+        Graded g = graded;
         g.record.node = host;
-        commit_graded(out, store, g, s.grade.policy);
-        progress.done(h.id, summary(g.record));
-    }
-    progress.finish();
-    return finish_batch(out, store, plan);
+        run.commit(g);
+    };
+    hooks.queue = [&](std::size_t running, std::size_t waiting) { progress.queue(running, waiting, 0); };
+    hooks.round = [&](int round, std::size_t handins) {
+        if (round > 1) progress.note(fmt::format("trial round {}: {} still to time", round, counted(handins, "hand-in")));
+    };
+    grade_all(run.plan.todo, grade, run.work_root, Schedule{}, hooks);
+    report["oracle_regimes"] = oracle.summary();
+    write_batch_json(out, report, run.plan.state);
+    for (const auto& warning : oracle.warnings()) progress.note(warning);
+}
+
+}  // namespace
+
+int run_batch(const BatchSettings& s) {
+    LocalBatch local;
+    return run_batch_with(s, local);
 }
 
 }  // namespace perflab::grader

@@ -1,6 +1,7 @@
-// A class's hand-ins graded one after another into an output directory that
-// survives the grader being killed: results.jsonl, gradebook.csv, feedback/,
-// baselines/ and batch.json.
+// A class's hand-ins graded into an output directory that survives the grader
+// being killed: results.jsonl, gradebook.csv, feedback/, baselines/ and
+// batch.json. A local batch and a Slurm batch share all of it (batch_run.hpp)
+// but how the hand-ins get graded.
 #pragma once
 
 #include <optional>

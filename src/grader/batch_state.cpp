@@ -9,6 +9,7 @@
 #include "common/counted.hpp"
 #include "common/toml_file.hpp"
 #include "common/sha256.hpp"
+#include "settings_json.hpp"
 
 namespace perflab::grader {
 using nlohmann::json;
@@ -19,16 +20,15 @@ namespace {
 // carries its interval as a number of its own.
 json setting_values(const BatchSettings& s) {
     const GradeSettings& g = s.grade;
+    const json all = grade_settings_json(g);
+    json values = json::object();
+    // The limits a command line sets; the others are the grader's own.
+    for (const char* key : {"driver_args", "trials", "max_trials", "wall_timeout", "cpu_seconds", "memory_bytes",
+                            "compile_timeout"})
+        values[key] = all.at(key);
     // The policy by its contents, not its file name: an edited policy grades differently.
-    json values = {{"policy", sha256_hex(policy_to_toml(g.policy, ""))},
-                   {"driver_args", g.driver_args},
-                   {"trials", g.trials},
-                   {"max_trials", g.most_trials()},
-                   {"baseline", "interleaved"},
-                   {"wall_timeout", g.sandbox.wall_seconds},
-                   {"cpu_seconds", g.sandbox.cpu_seconds},
-                   {"memory_bytes", g.sandbox.memory_bytes},
-                   {"compile_timeout", g.build.compile_seconds}};
+    values["policy"] = sha256_hex(policy_to_toml(g.policy, ""));
+    values["baseline"] = "interleaved";
     if (s.fixed_baseline) {
         values["baseline"] =
             "file " + sha256_hex(read_text_file(std::filesystem::absolute(*s.fixed_baseline).string(), "baseline"));

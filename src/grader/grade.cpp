@@ -27,23 +27,15 @@ Graded finished(Record r, const std::string& body, std::optional<nlohmann::json>
     return {std::move(r), std::move(text), std::move(report)};
 }
 
-// Removes the work directory whatever way grading ends.
-struct WorkDir {
-    std::string path;
-    explicit WorkDir(std::string p) : path(std::move(p)) { fs::remove_all(path); }
-    ~WorkDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
 }  // namespace
 
-Graded grade_handin(const Handin& handin, const GradeSettings& settings, const std::string& baseline_file,
-                    const std::string& work_dir) {
-    WorkDir work(work_dir);
-    HandinDirs dirs(work.path);
-    Record r;
+HandinGrading::HandinGrading(const Handin& handin, const GradeSettings& settings, const std::string& baseline_file,
+                             std::string work_dir)
+    : settings_(settings), work_dir_(std::move(work_dir)) {
+    fs::remove_all(work_dir_);
+    HandinDirs dirs(work_dir_);
+    input_dir_ = dirs.input;
+    Record& r = record_;
     r.id = handin.id;
     r.baseline = baseline_file;
     // Taken as the hand-in is read, so that the record names what was graded even when
@@ -54,62 +46,99 @@ Graded grade_handin(const Handin& handin, const GradeSettings& settings, const s
     } catch (const HandinError& e) {
         r.status = Status::unusable;
         r.reason = e.what();
-        return finished(std::move(r), "", std::nullopt);
+        ended_ = finished(r, "", std::nullopt);
+        return;
     }
-    Built built;
-    TrialSet set;
     try {
-        built = build_handin(settings.layout, dirs, settings.build);
+        Built built = build_handin(settings.layout, dirs, settings.build);
+        log_ = built.log;
         if (built.failure) {
             r.status = built.failure->status;
             r.reason = built.failure->reason;
-            return finished(std::move(r), built.log, std::nullopt);
+            ended_ = finished(r, built.log, std::nullopt);
+            return;
         }
-        std::vector<std::string> args{"-g", "-t"};
-        // The run reads a copy: the grader's baseline file is never visible in a sandbox.
-        if (!baseline_file.empty()) {
-            const std::string copy = dirs.input + "/baseline.toml";
-            fs::copy_file(baseline_file, copy, fs::copy_options::overwrite_existing);
-            fs::permissions(copy, fs::perms(0644));
-            args.insert(args.end(), {"--baseline", copy});
-        }
+        driver_ = driver_command(settings.layout, built.host);
+        args_ = {"-g", "-t"};
         // The policy goes with the run, so the driver times the dimensions it
         // names and its report shows the points the grader gives.
         const std::string policy = dirs.input + "/policy.toml";
         write_file_atomically(policy, policy_to_toml(settings.policy, "The grader's policy (" + settings.policy.source + ")."));
         fs::permissions(policy, fs::perms(0644));
-        args.insert(args.end(), {"--policy", policy});
-        args.insert(args.end(), settings.driver_args.begin(), settings.driver_args.end());
-        set = run_trials(driver_command(settings.layout, built.host), args, dirs.input, settings.sandbox, settings.policy,
-                         {settings.trials, settings.most_trials()});
+        args_.insert(args_.end(), {"--policy", policy});
+        args_.insert(args_.end(), settings.driver_args.begin(), settings.driver_args.end());
     } catch (const std::exception& e) {
-        // The grader's own tools failed, not the hand-in: say so, and grade the rest.
-        r.status = Status::internal_error;
-        r.reason = std::string(e.what()) + " (not the hand-in's fault: run the batch again once fixed, which regrades it)";
-        return finished(std::move(r), built.log, std::nullopt);
+        fail_internally(e);
     }
-    r.status = set.outcome.status;
-    r.reason = set.outcome.reason;
-    r.trials = set.trials;
-    if (set.rotate.correct) {
-        r.rotate_speedup = set.rotate.speedup;
-        r.rotate_points = tenths(settings.policy.rotate.points(set.rotate.speedup));
+}
+
+HandinGrading::~HandinGrading() {
+    std::error_code ec;
+    fs::remove_all(work_dir_, ec);
+}
+
+void HandinGrading::fail_internally(const std::exception& e) {
+    // The grader's own tools failed, not the hand-in: say so, and grade the rest.
+    Record r = record_;
+    r.status = Status::internal_error;
+    r.reason = std::string(e.what()) + " (not the hand-in's fault: run the batch again once fixed, which regrades it)";
+    ended_ = finished(r, log_, std::nullopt);
+}
+
+bool HandinGrading::wants_trial() const {
+    return !ended_ && !trials_done(set_, settings_.policy, {settings_.trials, settings_.most_trials()});
+}
+
+void HandinGrading::run_trial(const std::string& baseline_file) {
+    try {
+        std::vector<std::string> args = args_;
+        record_.baseline = baseline_file;
+        // The run reads a copy: the grader's baseline file is never visible in a sandbox.
+        if (!baseline_file.empty()) {
+            const std::string copy = input_dir_ + "/baseline.toml";
+            fs::copy_file(baseline_file, copy, fs::copy_options::overwrite_existing);
+            fs::permissions(copy, fs::perms(0644));
+            args.insert(args.begin() + 2, {"--baseline", copy});
+        }
+        add_trial(set_, run_sandboxed(driver_, args, input_dir_, settings_.sandbox), settings_.sandbox);
+    } catch (const std::exception& e) {
+        fail_internally(e);
     }
-    if (set.smooth.correct) {
-        r.smooth_speedup = set.smooth.speedup;
-        r.smooth_points = tenths(settings.policy.smooth.points(set.smooth.speedup));
+}
+
+Graded HandinGrading::finish() {
+    if (ended_) return *ended_;
+    settle_trials(set_, settings_.policy);
+    Record r = record_;
+    r.status = set_.outcome.status;
+    r.reason = set_.outcome.reason;
+    r.trials = set_.trials;
+    if (set_.rotate.correct) {
+        r.rotate_speedup = set_.rotate.speedup;
+        r.rotate_points = tenths(settings_.policy.rotate.points(set_.rotate.speedup));
+    }
+    if (set_.smooth.correct) {
+        r.smooth_speedup = set_.smooth.speedup;
+        r.smooth_points = tenths(settings_.policy.smooth.points(set_.smooth.speedup));
     }
     // Rounded here, once: every output shows these parts and this sum of them.
     r.total = sum_of_tenths(r.rotate_points, r.smooth_points);
     if (r.status == Status::ok) {
         r.reason = fmt::format("graded: median of {}, rotate speedup {:.2f}, smooth speedup {:.2f}",
-                               counted(r.trials, "trial"), set.rotate.speedup, set.smooth.speedup);
-        for (Kernel k : set.unsettled)
-            r.reason += settings.policy.of(k).step > 0
+                               counted(r.trials, "trial"), set_.rotate.speedup, set_.smooth.speedup);
+        for (Kernel k : set_.unsettled)
+            r.reason += settings_.policy.of(k).step > 0
                             ? fmt::format("; {} within the trials' noise of a grade's edge", kernel_name(k))
                             : fmt::format("; {}'s trials spread more than {:.0f}%", kernel_name(k), 100 * kTrialAgreement);
     }
-    return finished(std::move(r), set.last_output, set.last_report);
+    return finished(r, set_.last_output, set_.last_report);
+}
+
+Graded grade_handin(const Handin& handin, const GradeSettings& settings, const std::string& baseline_file,
+                    const std::string& work_dir) {
+    HandinGrading grading(handin, settings, baseline_file, work_dir);
+    while (grading.wants_trial()) grading.run_trial(baseline_file);
+    return grading.finish();
 }
 
 }  // namespace perflab::grader

@@ -96,7 +96,7 @@ int run(int argc, char** argv) {
     grade->add_flag("--force", batch.force,
                     "Regrade every hand-in, also under other settings (run again after a kill, it resumes)");
     grade->add_option("--recalibrate-every", batch.recalibrate_every,
-                      "Score against one batch baseline, measured again every M hand-ins (default: each hand-in's "
+                      "Score against one batch baseline, measured again every M hand-in trials (default: each hand-in's "
                       "run times the oracle in turns with its kernels)")
         ->check(in_range(1, 1000000));
     grade->add_option("--baseline", batch.fixed_baseline, "A fixed baseline TOML instead of measuring one")

@@ -18,13 +18,14 @@
 #include "common/scratch_dir.hpp"
 #include "batch_lock.hpp"
 #include "batch_resume.hpp"
+#include "batch_run.hpp"
 #include "calibration.hpp"
-#include "gradebook.hpp"
 #include "progress.hpp"
 #include "results_store.hpp"
-#include "settings_check.hpp"
 #include "slurm_answers.hpp"
 #include "slurm_baselines.hpp"
+#include "slurm_state.hpp"
+#include "settings_json.hpp"
 #include "common/subprocess.hpp"
 #include "common/toml_file.hpp"
 
@@ -81,38 +82,30 @@ std::string last_line_of_file(const std::string& path) {
     return last;
 }
 
-std::string read_text_file_or(const std::string& path, const std::string& fallback) {
-    return fs::exists(path) ? read_text_file(path, "state") : fallback;
-}
-
 std::string shell_quote(const std::string& s) {
     std::string out = "'";
     for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
 }
 
-json settings_json(const GradeSettings& g, const std::string& fixed_baseline, const std::string& policy_toml) {
-    return {{"perflab", fs::absolute(g.layout.root).string()},
-            {"trials", g.trials},
-            {"max_trials", g.max_trials},
-            {"driver_args", g.driver_args},
-            {"wall_seconds", g.sandbox.wall_seconds},
-            {"cpu_seconds", g.sandbox.cpu_seconds},
-            {"memory_bytes", g.sandbox.memory_bytes},
-            {"processes", g.sandbox.processes},
-            {"open_files", g.sandbox.open_files},
-            {"file_size_bytes", g.sandbox.file_size_bytes},
-            {"compile_seconds", g.build.compile_seconds},
-            {"policy", policy_toml},
-            {"fixed_baseline", fixed_baseline}};
+// What a task grades with: the grading settings, where perflab lives, the
+// policy's file and the fixed baseline ("" none).
+json plan_settings(const GradeSettings& g, const std::string& fixed_baseline, const std::string& policy_toml) {
+    json j = grade_settings_json(g);
+    j["perflab"] = fs::absolute(g.layout.root).string();
+    j["policy"] = policy_toml;
+    j["fixed_baseline"] = fixed_baseline;
+    return j;
 }
 
-class SlurmBatch {
+class SlurmBatch : public BatchBackend {
 public:
     SlurmBatch(const BatchSettings& b, const SlurmSettings& s)
-        : b_(b), s_(s), out_(fs::absolute(b.out_dir).string()), files_(out_), store_(out_ + "/results.jsonl") {}
+        : b_(b), s_(s), out_(fs::absolute(b.out_dir).string()), files_(out_) {}
 
-    int run();
+    void recover(BatchRun& run) override;
+    void before_start(BatchRun& run) override;
+    void grade(BatchRun& run) override;
 
 private:
     struct Task {
@@ -144,18 +137,16 @@ private:
     const SlurmSettings& s_;
     std::string out_;
     SlurmFiles files_;
-    ResultsStore store_;
+    BatchRun* run_ = nullptr;
     std::map<std::string, Handin> handins_;
-    std::set<std::string> todo_;  // hand-ins without a record when this run started
+    std::set<std::string> live_jobs_;  // arrays of an earlier run that Slurm still runs or queues
     std::vector<Submission> active_;
     std::vector<std::string> retry_;
     std::set<std::string> failed_ids_;
     std::set<std::string> told_;          // notes the instructor has been given once already
     std::set<std::string> known_arrays_;  // arrays scontrol still had a record of at the last look
-    json state_;
-    std::unique_ptr<Progress> progress_;
+    SlurmState state_;
     json batch_report_;  // as last written to batch.json
-    ResumePlan plan_;
 };
 
 int SlurmBatch::time_minutes() const {
@@ -168,7 +159,7 @@ int SlurmBatch::time_minutes() const {
     return int(std::ceil(seconds / 60));
 }
 
-void SlurmBatch::save_state() { write_file_atomically(files_.state(), state_.dump(2) + "\n"); }
+void SlurmBatch::save_state() { write_slurm_state(files_.state(), state_); }
 
 void SlurmBatch::merge_records() {
     // Tasks write records/ID.json atomically; committing one here is what a local
@@ -184,16 +175,13 @@ void SlurmBatch::merge_records() {
         Graded g{record_from_json(j.at("record")), j.at("feedback").get<std::string>(), std::nullopt};
         if (j.contains("report") && j["report"].is_object()) g.report = j["report"];
         bool ours = handins_.count(g.record.id) > 0;
-        if (ours && !store_.has(g.record.id)) {
-            commit_graded(out_, store_, g, b_.grade.policy);
-            if (todo_.count(g.record.id)) progress_->done(g.record.id, summary(g.record));
-        }
+        if (ours && !run_->store.has(g.record.id)) run_->commit(g);
         fs::remove(e.path(), ec);
     }
 }
 
 void SlurmBatch::tell_once(const std::string& note, const std::string& key) {
-    if (told_.insert(key.empty() ? note : key).second) progress_->note(note);
+    if (told_.insert(key.empty() ? note : key).second) run_->progress->note(note);
 }
 
 // Returns false when sbatch refused a job it has accepted before with the same
@@ -201,9 +189,8 @@ void SlurmBatch::tell_once(const std::string& note, const std::string& key) {
 // tries again at its next poll.
 bool SlurmBatch::submit(const std::vector<std::string>& ids) {
     if (ids.empty()) return true;
-    const bool accepted_before = !state_["submissions"].empty();
-    int number = state_["next_submission"].get<int>();
-    state_["next_submission"] = number + 1;
+    const bool accepted_before = !state_.submissions.empty();
+    int number = state_.next_submission++;
     Submission sub{number, "", {}};
     json shards = json::array();
     for (std::size_t i = 0; i < ids.size(); i += s_.shard_size) {
@@ -226,7 +213,7 @@ bool SlurmBatch::submit(const std::vector<std::string>& ids) {
     std::string policy_toml = files_.dir() + "/policy.toml";
     write_file_atomically(policy_toml, policy_to_toml(b_.grade.policy, "The policy this batch grades with: " +
                                                                            b_.grade.policy.source + "."));
-    json plan = {{"settings", settings_json(b_.grade, b_.fixed_baseline ? fs::absolute(*b_.fixed_baseline).string() : "",
+    json plan = {{"settings", plan_settings(b_.grade, b_.fixed_baseline ? fs::absolute(*b_.fixed_baseline).string() : "",
                                             policy_toml)},
                  {"shards", shards}};
     write_file_atomically(files_.plan(number), plan.dump(2) + "\n");
@@ -271,11 +258,11 @@ bool SlurmBatch::submit(const std::vector<std::string>& ids) {
         throw std::runtime_error(fmt::format("sbatch answered '{}' instead of a job id: check the Slurm version",
                                              first_line(f.output)));
     sub.job = *job;
-    json tasks = json::array();
-    for (const auto& t : sub.tasks) tasks.push_back(t.ids);
-    state_["submissions"].push_back({{"number", number}, {"job", sub.job}, {"tasks", tasks}});
+    SlurmSubmission saved{number, sub.job, {}};
+    for (const auto& t : sub.tasks) saved.tasks.push_back(t.ids);
+    state_.submissions.push_back(saved);
     save_state();
-    progress_->note(fmt::format("submitted {} as Slurm job array {} ({})", counted(ids.size(), "hand-in"), sub.job,
+    run_->progress->note(fmt::format("submitted {} as Slurm job array {} ({})", counted(ids.size(), "hand-in"), sub.job,
                                 counted(sub.tasks.size(), "task")));
     active_.push_back(sub);
     return true;
@@ -328,17 +315,16 @@ void SlurmBatch::failed(const Submission& sub, const Task& t, const TaskEnd& end
     std::string log = fmt::format("{}/{}_{}.out", files_.logs_dir(), sub.job, t.index);
     std::string last = last_line_of_file(log);
     for (const auto& id : t.ids) {
-        if (store_.has(id)) continue;
+        if (run_->store.has(id)) continue;
         failed_ids_.insert(id);
-        int attempts = state_["attempts"].value(id, 0) + 1;
-        state_["attempts"][id] = attempts;
+        int attempts = ++state_.attempts[id];
         std::string what = fmt::format(
             "the Slurm task {}_{} grading it ended {}{}{}{} (from {})", sub.job, t.index, end.state,
             end.reason.empty() || end.reason == "None" ? "" : " (" + end.reason + ")",
             end.exit_code.empty() ? "" : ", exit code " + end.exit_code, end.node.empty() ? "" : " on " + end.node,
             end.source);
         if (attempts <= s_.retries) {
-            progress_->note(fmt::format("{}: {}; resubmitting (attempt {} of {})", id, what, attempts + 1, s_.retries + 1));
+            run_->progress->note(fmt::format("{}: {}; resubmitting (attempt {} of {})", id, what, attempts + 1, s_.retries + 1));
             retry_.push_back(id);
             continue;
         }
@@ -349,8 +335,7 @@ void SlurmBatch::failed(const Submission& sub, const Task& t, const TaskEnd& end
         r.reason = fmt::format("{}, {}: not the hand-in's fault; see {}{} (run the same command again once fixed)", what,
                                counted(attempts, "time"), log, last.empty() ? "" : " ('" + last + "')");
         std::string feedback = fmt::format("perflab grader: {}\nstatus: {}\nreason: {}\n", id, status_id(r.status), r.reason);
-        commit_graded(out_, store_, {r, feedback, std::nullopt}, b_.grade.policy);
-        if (todo_.count(id)) progress_->done(id, summary(r));
+        run_->commit({r, feedback, std::nullopt});
     }
     save_state();
 }
@@ -372,7 +357,7 @@ bool SlurmBatch::poll(std::size_t& running, std::size_t& pending) {
     for (auto& sub : active_) {
         for (auto& t : sub.tasks) {
             if (t.handled) continue;
-            std::size_t missing = std::count_if(t.ids.begin(), t.ids.end(), [&](const auto& id) { return !store_.has(id); });
+            std::size_t missing = std::count_if(t.ids.begin(), t.ids.end(), [&](const auto& id) { return !run_->store.has(id); });
             if (missing == 0) {
                 t.handled = true;
                 continue;
@@ -422,95 +407,76 @@ void SlurmBatch::write_batch_json() {
     report["policy"] = b_.grade.policy.source;
     if (b_.fixed_baseline) report["fixed_baseline"] = fs::absolute(*b_.fixed_baseline).string();
     json jobs = json::array();
-    for (const auto& s : state_["submissions"]) jobs.push_back(s["job"]);
+    for (const auto& s : state_.submissions) jobs.push_back(s.job);
     report["slurm_jobs"] = jobs;
     // Hand-ins timed on an outlier node: candidates for a regrade elsewhere.
     std::set<std::string> outliers = report["outlier_nodes"].get<std::set<std::string>>();
     json suspect = json::array();
-    for (const auto& r : store_.records())
+    for (const auto& r : run_->store.records())
         if (outliers.count(r.node)) suspect.push_back(r.id);
     report["graded_on_outlier_nodes"] = suspect;
     // Records arrive after their task's baseline, jobs with a resubmission: the
     // report follows every change, and is written only then.
     if (report == batch_report_) return;
     batch_report_ = report;
-    grader::write_batch_json(out_, report, plan_.state);
+    grader::write_batch_json(out_, report, run_->plan.state);
 }
 
-int SlurmBatch::run() {
-    const std::vector<Handin> found = discover_handins(b_.handins_dir, out_);
-    const BatchLock lock(out_);
-    fs::create_directories(out_ + "/feedback");
+void SlurmBatch::recover(BatchRun& run) {
+    run_ = &run;
     files_.create();
-    for (const auto& h : found) handins_[h.id] = h;
-
-    state_ = json::parse(read_text_file_or(files_.state(), "{}"), nullptr, false);
-    if (!state_.is_object()) state_ = json::object();
-    if (!state_.contains("next_submission")) state_["next_submission"] = 1;
-    if (!state_.contains("submissions")) state_["submissions"] = json::array();
-    if (!state_.contains("attempts")) state_["attempts"] = json::object();
+    for (const auto& h : run.handins) handins_[h.id] = h;
+    state_ = read_slurm_state(files_.state());
 
     // Jobs a killed grader left behind that Slurm still runs or queues.
-    std::set<std::string> live_jobs;
     Finished q = run_tool({"squeue", "-h", "-r", "-u", std::to_string(getuid()), "-o", "%F|%K|%T|%N|%r"});
     if (!q.exited_ok())
         throw std::runtime_error(fmt::format("squeue failed ({}): check that this host reaches the Slurm controller "
                                              "(`scontrol ping`)",
                                              first_line(q.output)));
-    for (const auto& t : parse_squeue(q.output)) live_jobs.insert(t.job);
+    for (const auto& t : parse_squeue(q.output)) live_jobs_.insert(t.job);
 
     // Records the tasks wrote after the last merge (the grader was killed) are the
     // earlier run's grading: committed before planning, so that a hand-in replaced
     // since its task graded it counts as changed, and other settings are refused.
-    progress_ = std::make_unique<Progress>(stderr, 0);
     merge_records();
-    plan_ = plan_resume(out_, found, store_, b_);
-    const ResumePlan& plan = plan_;
-    if (!plan.todo.empty()) {
-        const ScratchDir work("perflab-grader");
-        check_settings(b_.grade, b_.fixed_baseline, work.path() + "/settings-check");
-    }
-    if (b_.force && !plan.resumed_force) {
+}
+
+void SlurmBatch::before_start(BatchRun& run) {
+    if (b_.force && !run.plan.resumed_force) {
         // Old tasks would write records of the old grading after the new one.
-        for (const auto& s : state_["submissions"])
-            if (live_jobs.count(s["job"].get<std::string>())) cancel(s["job"].get<std::string>());
-        live_jobs.clear();
+        for (const auto& s : state_.submissions)
+            if (live_jobs_.count(s.job)) cancel(s.job);
+        live_jobs_.clear();
         // The old run's records and baseline summaries describe the old grading.
         fs::remove_all(files_.records_dir());
         fs::remove_all(files_.baselines_dir());
         files_.create();
-        state_["submissions"] = json::array();
-        state_["attempts"] = json::object();
+        state_.submissions.clear();
+        state_.attempts.clear();
     }
-    start_resumed(out_, store_, plan);
     // A hand-in regraded (an internal-error, a changed file) gets its retries anew.
-    for (const auto& h : plan.todo) state_["attempts"].erase(h.id);
+    for (const auto& h : run.plan.todo) state_.attempts.erase(h.id);
     save_state();
+}
 
-    for (const auto& h : plan.todo) todo_.insert(h.id);
-    progress_ = std::make_unique<Progress>(stderr, todo_.size());
-    for (const auto& note : plan.notes) progress_->note(note);
-    if (todo_.empty()) {
-        write_file_atomically(out_ + "/gradebook.csv", gradebook_csv(store_.records()));
-        return finish_batch(out_, store_, plan_);
-    }
-
+void SlurmBatch::grade(BatchRun& run) {
+    const std::set<std::string>& todo = run.todo;
     // Adopt the live jobs: their hand-ins are being graded already.
     std::set<std::string> covered;
-    for (const auto& s : state_["submissions"]) {
-        std::string job = s["job"].get<std::string>();
-        if (!live_jobs.count(job)) continue;
-        Submission sub{s["number"].get<int>(), job, {}};
-        for (const auto& ids : s["tasks"]) {
-            Task t{int(sub.tasks.size()), ids.get<std::vector<std::string>>()};
+    for (const auto& s : state_.submissions) {
+        if (!live_jobs_.count(s.job)) continue;
+        Submission sub{s.number, s.job, {}};
+        for (const auto& ids : s.tasks) {
+            Task t{int(sub.tasks.size()), ids};
             for (const auto& id : t.ids) covered.insert(id);
             sub.tasks.push_back(t);
         }
-        progress_->note(fmt::format("Slurm job array {} from an earlier run is still queued or running: waiting for it", job));
+        run.progress->note(fmt::format("Slurm job array {} from an earlier run is still queued or running: waiting for it", s.job));
         active_.push_back(sub);
     }
     std::vector<std::string> fresh;
-    for (const auto& id : todo_)
+    for (const auto& id : todo)
         if (!covered.count(id)) fresh.push_back(id);
     if (!submit(fresh)) retry_ = fresh;
 
@@ -523,30 +489,28 @@ int SlurmBatch::run() {
             if (!submit(again)) retry_ = again;
         }
         write_batch_json();
-        std::size_t left = std::count_if(todo_.begin(), todo_.end(), [&](const auto& id) { return !store_.has(id); });
-        std::size_t failing = std::count_if(failed_ids_.begin(), failed_ids_.end(), [&](const auto& id) { return !store_.has(id); });
-        if (ok) progress_->queue(running, left - std::min(left, running), failing);
+        std::size_t left = std::count_if(todo.begin(), todo.end(), [&](const auto& id) { return !run.store.has(id); });
+        std::size_t failing = std::count_if(failed_ids_.begin(), failed_ids_.end(), [&](const auto& id) { return !run.store.has(id); });
+        if (ok) run.progress->queue(running, left - std::min(left, running), failing);
         if (active_.empty() && left == 0) break;
         if (active_.empty() && retry_.empty() && ok) {
             // Nothing queued, yet hand-ins lack records: they were in no task
             // (cannot happen) - submit them rather than wait for ever.
             std::vector<std::string> rest;
-            for (const auto& id : todo_)
-                if (!store_.has(id)) rest.push_back(id);
+            for (const auto& id : todo)
+                if (!run.store.has(id)) rest.push_back(id);
             submit(rest);
         }
         std::this_thread::sleep_for(std::chrono::duration<double>(s_.poll_seconds));
     }
-    write_file_atomically(out_ + "/gradebook.csv", gradebook_csv(store_.records()));
-    progress_->finish();
-    return finish_batch(out_, store_, plan_);
 }
 
 }  // namespace
 
 int run_slurm_batch(const BatchSettings& batch, const SlurmSettings& slurm) {
     require_slurm_tools();
-    return SlurmBatch(batch, slurm).run();
+    SlurmBatch backend(batch, slurm);
+    return run_batch_with(batch, backend);
 }
 
 }  // namespace perflab::grader

@@ -1,6 +1,6 @@
 // The task side of a Slurm batch: `grader slurm-task --batch DIR --submission K
 // --task N`, run by sbatch on a compute node. It grades its shard with the same
-// grade_handin a local batch uses, against a baseline measured on this node,
+// schedule a local batch uses (batch_schedule.hpp), with a baseline measured on this node,
 // and leaves one record file per hand-in for the submitting grader to commit.
 #include <stdlib.h>
 
@@ -10,7 +10,9 @@
 #include "common/atomic_file.hpp"
 #include "common/host_name.hpp"
 #include "common/scratch_dir.hpp"
+#include "batch_schedule.hpp"
 #include "calibration.hpp"
+#include "settings_json.hpp"
 #include "slurm.hpp"
 #include "static_checks.hpp"
 #include "common/toml_file.hpp"
@@ -34,16 +36,7 @@ int run_slurm_task(const std::string& out_dir, int submission, int task) {
     const json& s = plan.at("settings");
     GradeSettings grade;
     grade.layout = find_layout(s.at("perflab").get<std::string>());
-    grade.trials = s.at("trials").get<int>();
-    grade.max_trials = s.value("max_trials", 0);
-    grade.driver_args = s.at("driver_args").get<std::vector<std::string>>();
-    grade.sandbox.wall_seconds = s.at("wall_seconds").get<double>();
-    grade.sandbox.cpu_seconds = s.at("cpu_seconds").get<rlim_t>();
-    grade.sandbox.memory_bytes = s.at("memory_bytes").get<rlim_t>();
-    grade.sandbox.processes = s.at("processes").get<rlim_t>();
-    grade.sandbox.open_files = s.at("open_files").get<rlim_t>();
-    grade.sandbox.file_size_bytes = s.at("file_size_bytes").get<rlim_t>();
-    grade.build.compile_seconds = s.at("compile_seconds").get<double>();
+    read_grade_settings(s, grade);
     grade.policy = load_policy(s.at("policy").get<std::string>());
     const std::string fixed_baseline = s.at("fixed_baseline").get<std::string>();
 
@@ -73,16 +66,21 @@ int run_slurm_task(const std::string& out_dir, int submission, int task) {
     fmt::print(stderr, "perflab slurm task {} on {}: {} hand-in(s), node baseline {}\n", tag, node, shards[task].size(),
                measured);
 
-    for (const auto& h : shards[task]) {
-        Handin handin{h.at("id").get<std::string>(), h.at("path").get<std::string>(), h.at("problem").get<std::string>()};
-        Graded g = grade_handin(handin, grade, fixed_baseline, tmpl + "/handin");
+    std::vector<Handin> shard;
+    for (const auto& h : shards[task])
+        shard.push_back({h.at("id").get<std::string>(), h.at("path").get<std::string>(), h.at("problem").get<std::string>()});
+    ScheduleHooks hooks;
+    hooks.baseline = [&](std::size_t) { return fixed_baseline; };
+    hooks.graded = [&](const Graded& graded) {
+        Graded g = graded;
         g.record.node = node;
         json file = {{"record", to_json(g.record)}, {"feedback", g.feedback}, {"task", tag}};
         if (g.report) file["report"] = *g.report;
-        write_file_atomically(files.records_dir() + "/" + handin.id + ".json",
+        write_file_atomically(files.records_dir() + "/" + g.record.id + ".json",
                               file.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
-        fmt::print(stderr, "{}: {}\n", handin.id, status_id(g.record.status));
-    }
+        fmt::print(stderr, "{}: {}\n", g.record.id, status_id(g.record.status));
+    };
+    grade_all(shard, grade, tmpl, Schedule{}, hooks);
     return 0;
 }
 

@@ -172,40 +172,34 @@ bool enough_trials(const ScoringPolicy& policy, const std::vector<double>& rotat
     return done >= budget.most || (grade_settled(policy.rotate, rotate) && grade_settled(policy.smooth, smooth));
 }
 
-TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
-                    const SandboxSettings& sandbox, const ScoringPolicy& policy, TrialBudget budget) {
-    TrialSet set;
-    set.rotate.correct = set.smooth.correct = true;  // until a trial says otherwise
-    std::vector<double> rotate, smooth;
+void add_trial(TrialSet& set, const DriverRun& run, const SandboxSettings& sandbox) {
+    Trial t = judge(run, sandbox);
+    // Until a trial says otherwise.
+    if (set.trials == 0) set.rotate.correct = set.smooth.correct = true;
+    if (set.trials == 0 || set.outcome.status == Status::ok) set.outcome = t.outcome;
+    ++set.trials;
+    set.last_output = run.finished.output;
+    set.last_report = run.report;
+    set.rotate.correct = set.rotate.correct && t.rotate.correct;
+    set.smooth.correct = set.smooth.correct && t.smooth.correct;
+    if (t.rotate.correct) set.rotate_speedups.push_back(t.rotate.speedup);
+    if (t.smooth.correct) set.smooth_speedups.push_back(t.smooth.speedup);
+}
+
+bool trials_done(const TrialSet& set, const ScoringPolicy& policy, TrialBudget budget) {
+    if (set.trials > 0 && !set.rotate.correct && !set.smooth.correct) return true;
     // A kernel that failed any trial earns nothing, so only the others' trials
     // count: a failed kernel's grade is settled.
-    auto enough = [&](int done) {
-        return enough_trials(policy, set.rotate.correct ? rotate : std::vector<double>{},
-                             set.smooth.correct ? smooth : std::vector<double>{}, done, budget);
-    };
-    std::optional<Outcome> first_failure;
-    // Every kernel that earns points earns them from as many trials as the batch's
-    // other hand-ins get, whatever happened to the other kernel: a trial in which
-    // one kernel crashed goes on for the one that did not.
-    for (int i = 0; !enough(i); ++i) {
-        DriverRun run = run_sandboxed(driver, args, cwd, sandbox);
-        Trial t = judge(run, sandbox);
-        set.trials = i + 1;
-        set.last_output = run.finished.output;
-        set.last_report = run.report;
-        if (t.outcome.status != Status::ok && !first_failure) first_failure = t.outcome;
-        set.rotate.correct = set.rotate.correct && t.rotate.correct;
-        set.smooth.correct = set.smooth.correct && t.smooth.correct;
-        if (t.rotate.correct) rotate.push_back(t.rotate.speedup);
-        if (t.smooth.correct) smooth.push_back(t.smooth.speedup);
-        if (!set.rotate.correct && !set.smooth.correct) break;
-    }
-    set.outcome = first_failure.value_or(Outcome{Status::ok, "graded"});
-    set.rotate.speedup = set.rotate.correct ? median(rotate) : 0;
-    set.smooth.speedup = set.smooth.correct ? median(smooth) : 0;
-    if (set.rotate.correct && !grade_settled(policy.rotate, rotate)) set.unsettled.push_back(Kernel::rotate);
-    if (set.smooth.correct && !grade_settled(policy.smooth, smooth)) set.unsettled.push_back(Kernel::smooth);
-    return set;
+    return enough_trials(policy, set.rotate.correct ? set.rotate_speedups : std::vector<double>{},
+                         set.smooth.correct ? set.smooth_speedups : std::vector<double>{}, set.trials, budget);
+}
+
+void settle_trials(TrialSet& set, const ScoringPolicy& policy) {
+    set.rotate.speedup = set.rotate.correct ? median(set.rotate_speedups) : 0;
+    set.smooth.speedup = set.smooth.correct ? median(set.smooth_speedups) : 0;
+    set.unsettled.clear();
+    if (set.rotate.correct && !grade_settled(policy.rotate, set.rotate_speedups)) set.unsettled.push_back(Kernel::rotate);
+    if (set.smooth.correct && !grade_settled(policy.smooth, set.smooth_speedups)) set.unsettled.push_back(Kernel::smooth);
 }
 
 }  // namespace perflab::grader

@@ -55,6 +55,7 @@ struct TrialSet {
     // The kernels whose grade the trials left unsettled (see grade_settled) when they
     // stopped.
     std::vector<Kernel> unsettled;
+    std::vector<double> rotate_speedups, smooth_speedups;  // every correct trial's, in order
 };
 
 // When the trials asked for do not settle a kernel's grade, the grader runs more, up
@@ -74,10 +75,14 @@ struct TrialBudget {
 bool enough_trials(const ScoringPolicy& policy, const std::vector<double>& rotate, const std::vector<double>& smooth,
                    int done, TrialBudget budget);
 
-// A kernel that fails a trial earns nothing; the trials go on for the other as for
-// any hand-in, and stop once neither can earn (repeating a crash only costs time).
-// The outcome is the first trial's that was not ok.
-TrialSet run_trials(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
-                    const SandboxSettings& sandbox, const ScoringPolicy& policy, TrialBudget budget);
+// One trial at a time, so that a batch can run other hand-ins' trials between
+// two of one hand-in's. A kernel that fails a trial earns nothing; the trials go
+// on for the other as for any hand-in, and stop once neither can earn (repeating a
+// crash only costs time). The outcome is the first trial's that was not ok.
+// `add_trial` takes a run's verdict; `trials_done` says whether the set is
+// complete; `settle_trials` takes the medians.
+void add_trial(TrialSet& set, const DriverRun& run, const SandboxSettings& sandbox);
+bool trials_done(const TrialSet& set, const ScoringPolicy& policy, TrialBudget budget);
+void settle_trials(TrialSet& set, const ScoringPolicy& policy);
 
 }  // namespace perflab::grader
