@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -177,12 +178,13 @@ TEST_CASE("Gradescope and Autolab take the handout's handin.tar and TEAM-kernels
         CHECK(line["scoreboard"][0] == 24.6);
         CHECK_THAT(r.out, Catch::Contains("points: rotate 12.3  smooth 12.3  total 24.6"));
     }
-    SECTION("Autolab: a missing upload is a line with 0 points, not an error") {
+    SECTION("Autolab: a path that does not exist (a typo) is refused in one line naming it, never graded as another") {
         auto r = test::run({grader_bin(), "autolab", dir + "/nowhere/kernels.c"});
         INFO(r.out << r.err);
-        REQUIRE(r.status == 0);
-        CHECK(json::parse(last_line(r.out))["scoreboard"][0] == 0.0);
-        CHECK_THAT(r.out, Catch::Contains("no hand-in at"));
+        CHECK(r.status != 0);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK_THAT(r.err, Catch::Contains(dir + "/nowhere/kernels.c"));
+        CHECK(r.out.find("scoreboard") == std::string::npos);
     }
 }
 
