@@ -240,8 +240,8 @@ TEST_CASE("results.jsonl drops a torn last line and the next append starts a lin
 
 TEST_CASE("gradebook.csv quotes reasons and leaves unmeasured speedups empty", "[grader]") {
     std::string csv = gradebook_csv({sample_record()});
-    CHECK(csv == "id,status,rotate_speedup,smooth_speedup,rotate_points,smooth_points,total,reason\n"
-                 "alice,wrong-result,,2.00,0.0,20.0,20.0,\"rotate(): dimension 96: 1 wrong pixel, \"\"quoted\"\"\"\n");
+    CHECK(csv == "id,status,rotate_speedup,smooth_speedup,rotate_points,smooth_points,total,basis,reason\n"
+                 "alice,wrong-result,,2.00,0.0,20.0,20.0,timing,\"rotate(): dimension 96: 1 wrong pixel, \"\"quoted\"\"\"\n");
 }
 
 TEST_CASE("Autolab's last line and Gradescope's results.json follow their schemas", "[grader]") {
@@ -378,6 +378,16 @@ TEST_CASE("every fixture hand-in ends in its own status and reason, and cheating
     auto statuses = gradebook_statuses(test::read_file(out + "/gradebook.csv"));
     for (const auto& [id, e] : expected) CHECK(statuses[id] == e.status);
     CHECK_THAT(test::read_file(out + "/feedback/wrong.txt"), Catch::Contains("Rotate: Version"));
+    // Feedback a student can use: paths relative to the hand-in (the compiler's
+    // messages start "kernels.c:"), none of the grader's, and each trial's speedup.
+    for (const auto& [id, e] : expected) {
+        const std::string text = test::read_file(out + "/feedback/" + id + ".txt");
+        INFO(id << ":\n" << text);
+        CHECK(text.find("/tmp/") == std::string::npos);
+        CHECK(text.find("--max-samples") == std::string::npos);
+    }
+    CHECK_THAT(test::read_file(out + "/feedback/compileerror.txt"), Catch::Contains("\nkernels.c:"));
+    CHECK_THAT(test::read_file(out + "/feedback/good.txt"), Catch::Contains("trial speedups: rotate "));
     json batch = json::parse(test::read_file(out + "/batch.json"));
     // By default each run timed the oracle beside its own kernels: no batch baseline.
     CHECK(batch["baseline"] == "interleaved");
@@ -716,9 +726,9 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
     }
     std::istringstream csv(test::read_file(out + "/gradebook.csv"));
     for (std::string row; std::getline(csv, row);) {
-        // The reason is the eighth and last cell; the seven before it hold no comma.
+        // The reason is the ninth and last cell; the eight before it hold no comma.
         std::size_t at = 0;
-        for (int comma = 0; comma < 7 && at != std::string::npos; ++comma) at = row.find(',', at + (comma > 0));
+        for (int comma = 0; comma < 8 && at != std::string::npos; ++comma) at = row.find(',', at + (comma > 0));
         if (at == std::string::npos) continue;
         const std::string cell = row.substr(at + 1);
         const auto first = cell.find_first_not_of(" \"");

@@ -52,7 +52,7 @@ void adopt_earlier_baselines(Calibrator& calibrator, const std::string& out, con
         if (!r.baseline.empty()) calibrator.adopt(r.baseline, 0);
 }
 
-// Grading here: one hand-in at a time with trials in rounds (see batch_schedule.hpp).
+// Grading here, as schedule_for says.
 class LocalBatch : public BatchBackend {
 public:
     void grade(BatchRun& run) override;
@@ -108,7 +108,11 @@ void LocalBatch::grade(BatchRun& run) {
     hooks.round = [&](int round, std::size_t handins) {
         if (round > 1) progress.note(fmt::format("trial round {}: {} still to time", round, counted(handins, "hand-in")));
     };
-    grade_all(run.plan.todo, grade, run.work_root, Schedule{}, hooks);
+    const Schedule schedule = schedule_for(grade.policy.basis, s.jobs);
+    if (schedule.jobs > 1) progress.note(fmt::format("grading {} at once (basis = \"model\")", counted(schedule.jobs, "hand-in")));
+    grade_all(run.plan.todo, grade, run.work_root, schedule, hooks);
+    // The oracle shows the machine only where the points are timed.
+    if (!schedule.round_robin) return;
     report["oracle_regimes"] = oracle.summary();
     write_batch_json(out, report, run.plan.state);
     for (const auto& warning : oracle.warnings()) progress.note(warning);

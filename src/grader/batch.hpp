@@ -21,7 +21,10 @@ struct BatchSettings {
     // M: one baseline for the batch, measured again every M hand-ins.
     std::size_t recalibrate_every = 0;
     std::optional<std::string> fixed_baseline;  // instead of measuring one
+    // Hand-ins graded at once under the model basis (0: one per CPU); see schedule_for.
+    std::size_t jobs = 0;
 };
+
 
 // Returns the process exit status: 0 when every hand-in has a grade, 1 when some
 // records are internal-errors. Throws std::runtime_error when another grader

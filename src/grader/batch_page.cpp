@@ -66,7 +66,8 @@ json batch_page_data(const std::string& out_dir, const ScoringPolicy& policy) {
             {"records", records_in_grading_order(out_dir + "/results.jsonl")},
             {"baselines", baselines_in_time_order(out_dir + "/baselines")},
             {"max_points", {{"rotate", policy.rotate.max_points}, {"smooth", policy.smooth.max_points}}},
-            {"policy", policy.source}};
+            {"policy", policy.source},
+            {"basis", basis_name(policy.basis)}};
 }
 
 std::string batch_page(const json& data) {

@@ -15,7 +15,10 @@ PL.run(function () {
   var baselineText = data.baselines.length ? PL.count(data.baselines.length, 'baseline measurement')
     : fixedBaseline ? 'a fixed baseline, ' + fixedBaseline
     : recs.length ? 'each run timed the naive oracle in turns with its own kernels' : 'nothing graded yet';
-  page.appendChild(el('p', { class: 'sub', text: 'Policy: ' + data.policy + ' \u00b7 ' + baselineText }));
+  // Which speedup gave the points: the policy's basis (docs/grader.md, "Grade basis").
+  var basisText = data.basis === 'model' ? 'points from the model machine\'s speedups (the same code gets the same points anywhere)'
+    : 'points from the timed speedups';
+  page.appendChild(el('p', { class: 'sub', text: 'Policy: ' + data.policy + ' \u00b7 ' + basisText + ' \u00b7 ' + baselineText }));
 
   // Outliers: speedups beyond Tukey's fences (1.5 IQR past the quartiles) among
   // the hand-ins that passed - worth a look for a measurement gone wrong or a trick.

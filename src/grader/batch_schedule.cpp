@@ -22,13 +22,13 @@ std::vector<int> allowed_cpus() {
     return cpus;
 }
 
-std::size_t jobs_for(std::size_t asked, bool model_basis) {
-    if (model_basis) return asked ? asked : std::max<std::size_t>(1, allowed_cpus().size());
-    if (asked > 1)
+Schedule schedule_for(Basis basis, std::size_t jobs) {
+    if (basis == Basis::model) return {jobs ? jobs : std::max<std::size_t>(1, allowed_cpus().size()), false};
+    if (jobs > 1)
         throw std::runtime_error(fmt::format("--jobs {} needs basis = \"model\" in the policy: timed grades need a quiet "
                                              "core, so the timing basis grades one hand-in at a time",
-                                             asked));
-    return 1;
+                                             jobs));
+    return {1, true};
 }
 
 namespace {

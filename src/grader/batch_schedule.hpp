@@ -44,10 +44,10 @@ struct ScheduleHooks {
     std::function<void(int round, std::size_t handins)> round = [](int, std::size_t) {};
 };
 
-// The worker count to use: `asked` (0: every CPU this process may run on under the
-// model basis, one under timing). Throws std::runtime_error (one line, cause and
-// remedy) for more than one job under the timing basis.
-std::size_t jobs_for(std::size_t asked, bool model_basis);
+// The schedule of a batch graded on `basis` with `jobs` asked for (0: one per
+// CPU this process may run on under the model basis). Throws std::runtime_error
+// (one line, cause and remedy) for more than one job under the timing basis.
+Schedule schedule_for(Basis basis, std::size_t jobs);
 // The CPUs this process may run on, in order.
 std::vector<int> allowed_cpus();
 

@@ -9,21 +9,53 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace perflab::grader {
 namespace fs = std::filesystem;
 namespace {
 
+// Paths as the student knows them: kernels.c, not the grader's scratch copy of it (a
+// compiler names it in every message), and any other file of the grader's by its name
+// alone: the student has neither.
+std::string relative_to_handin(std::string text, const std::string& work_dir) {
+    const std::string src = HandinDirs::src_of(work_dir) + "/";
+    for (auto at = text.find(src); at != std::string::npos; at = text.find(src, at)) text.erase(at, src.size());
+    const std::string scratch = fs::path(work_dir).parent_path().string();
+    if (scratch.empty()) return text;
+    for (auto at = text.find(scratch); at != std::string::npos; at = text.find(scratch, at)) {
+        auto end = text.find_first_of(" \t\n'\":,;()", at);
+        if (end == std::string::npos) end = text.size();
+        const std::string name = fs::path(text.substr(at, end - at)).filename().string();
+        text.replace(at, end - at, name);
+        at += name.size();
+    }
+    return text;
+}
+
+// Each trial's speedup, so a student sees what the median was taken over.
+std::string trial_speedups(const TrialSet& set) {
+    std::string line;
+    for (const auto& [kernel, speedups] : {std::pair{"rotate", &set.rotate_speedups}, {"smooth", &set.smooth_speedups}})
+        if (!speedups->empty())
+            line += fmt::format("{}{} {:.2f}", line.empty() ? "" : "; ", kernel, fmt::join(*speedups, ", "));
+    return line.empty() ? "" : "trial speedups: " + line + " (the grade takes each kernel's median)\n";
+}
+
 // Every record leaves here: its reason and the text around it carry what the
-// hand-in wrote (compiler output, what its program printed), made visible.
-Graded finished(Record r, const std::string& body, std::optional<nlohmann::json> report) {
-    r.reason = visible_line(r.reason);
+// hand-in wrote (compiler output, what its program printed), made visible, with
+// paths as the student knows them.
+Graded finished(Record r, const std::string& body, std::optional<nlohmann::json> report, const std::string& work_dir,
+                const std::string& trials = "") {
+    r.reason = visible_line(relative_to_handin(r.reason, work_dir));
     std::string text = fmt::format("perflab grader: {}\nstatus: {}\nreason: {}\n", visible_line(r.id), status_id(r.status),
                                    r.reason);
     if (r.status == Status::ok || r.rotate_points > 0 || r.smooth_points > 0)
         text += fmt::format("points: rotate {:.1f}  smooth {:.1f}  total {:.1f}\n", r.rotate_points, r.smooth_points,
                             r.total);
-    if (!body.empty()) text += "\n" + visible_text(body) + (body.back() == '\n' ? "" : "\n");
+    text += trials;
+    if (!body.empty())
+        text += "\n" + visible_text(relative_to_handin(body, work_dir)) + (body.back() == '\n' ? "" : "\n");
     return {std::move(r), std::move(text), std::move(report)};
 }
 
@@ -37,6 +69,7 @@ HandinGrading::HandinGrading(const Handin& handin, const GradeSettings& settings
     input_dir_ = dirs.input;
     Record& r = record_;
     r.id = handin.id;
+    r.basis = settings.policy.basis;
     r.baseline = baseline_file;
     // Taken as the hand-in is read, so that the record names what was graded even when
     // it is committed later (a Slurm task's, by the submitting grader).
@@ -46,7 +79,7 @@ HandinGrading::HandinGrading(const Handin& handin, const GradeSettings& settings
     } catch (const HandinError& e) {
         r.status = Status::unusable;
         r.reason = e.what();
-        ended_ = finished(r, "", std::nullopt);
+        ended_ = finished(r, "", std::nullopt, work_dir_);
         return;
     }
     try {
@@ -55,7 +88,7 @@ HandinGrading::HandinGrading(const Handin& handin, const GradeSettings& settings
         if (built.failure) {
             r.status = built.failure->status;
             r.reason = built.failure->reason;
-            ended_ = finished(r, built.log, std::nullopt);
+            ended_ = finished(r, built.log, std::nullopt, work_dir_);
             return;
         }
         driver_ = driver_command(settings.layout, built.host);
@@ -82,11 +115,13 @@ void HandinGrading::fail_internally(const std::exception& e) {
     Record r = record_;
     r.status = Status::internal_error;
     r.reason = std::string(e.what()) + " (not the hand-in's fault: run the batch again once fixed, which regrades it)";
-    ended_ = finished(r, log_, std::nullopt);
+    ended_ = finished(r, log_, std::nullopt, work_dir_);
 }
 
 bool HandinGrading::wants_trial() const {
-    return !ended_ && !trials_done(set_, settings_.policy, {settings_.trials, settings_.most_trials()});
+    const TrialBudget budget = settings_.policy.basis == Basis::model ? kModelTrials
+                                                                      : TrialBudget{settings_.trials, settings_.most_trials()};
+    return !ended_ && !trials_done(set_, settings_.policy, budget);
 }
 
 void HandinGrading::run_trial(const std::string& baseline_file) {
@@ -100,7 +135,8 @@ void HandinGrading::run_trial(const std::string& baseline_file) {
             fs::permissions(copy, fs::perms(0644));
             args.insert(args.begin() + 2, {"--baseline", copy});
         }
-        add_trial(set_, run_sandboxed(driver_, args, input_dir_, settings_.sandbox), settings_.sandbox);
+        add_trial(set_, run_sandboxed(driver_, args, input_dir_, settings_.sandbox), settings_.sandbox,
+                  settings_.policy.basis);
     } catch (const std::exception& e) {
         fail_internally(e);
     }
@@ -123,7 +159,10 @@ Graded HandinGrading::finish() {
     }
     // Rounded here, once: every output shows these parts and this sum of them.
     r.total = sum_of_tenths(r.rotate_points, r.smooth_points);
-    if (r.status == Status::ok) {
+    if (r.status == Status::ok && r.basis == Basis::model) {
+        r.reason = fmt::format("graded on the model machine: rotate speedup {:.2f}, smooth speedup {:.2f}",
+                               set_.rotate.speedup, set_.smooth.speedup);
+    } else if (r.status == Status::ok) {
         r.reason = fmt::format("graded: median of {}, rotate speedup {:.2f}, smooth speedup {:.2f}",
                                counted(r.trials, "trial"), set_.rotate.speedup, set_.smooth.speedup);
         for (Kernel k : set_.unsettled)
@@ -131,7 +170,9 @@ Graded HandinGrading::finish() {
                             ? fmt::format("; {} within the trials' noise of a grade's edge", kernel_name(k))
                             : fmt::format("; {}'s trials spread more than {:.0f}%", kernel_name(k), 100 * kTrialAgreement);
     }
-    return finished(r, set_.last_output, set_.last_report);
+    // The model's one trial is the grade: no median to show the trials of.
+    return finished(r, set_.last_output, set_.last_report, work_dir_,
+                    r.basis == Basis::model ? std::string() : trial_speedups(set_));
 }
 
 Graded grade_handin(const Handin& handin, const GradeSettings& settings, const std::string& baseline_file,

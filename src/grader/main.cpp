@@ -13,6 +13,7 @@
 #include "common/untrusted_text.hpp"
 #include "common/scratch_dir.hpp"
 #include "batch.hpp"
+#include "batch_schedule.hpp"
 #include "platforms.hpp"
 #include "common/sandbox.hpp"
 #include "policy_calibration.hpp"
@@ -101,6 +102,10 @@ int run(int argc, char** argv) {
         ->check(in_range(1, 1000000));
     grade->add_option("--baseline", batch.fixed_baseline, "A fixed baseline TOML instead of measuring one")
         ->option_text("FILE");
+    grade->add_option("--jobs", batch.jobs,
+                      "Hand-ins graded at once under basis = \"model\" (default: one per CPU; the timing basis grades one "
+                      "at a time)")
+        ->check(in_range(1, 1024))->option_text("N");
     add_common(*grade, grade_opts);
     SlurmSettings slurm;
     bool use_slurm = false;
@@ -115,7 +120,7 @@ int run(int argc, char** argv) {
         ->option_text("N")->group("Slurm");
     grade->add_option("--shard-size", shard_size, "Hand-ins per array task (default 1)")
         ->check(in_range(kShardSizes.least, kShardSizes.most))->group("Slurm");
-    grade->add_option("--slurm-exclusive", exclusive, "node: a whole node per task (default); cores: --slurm-cpus cores")
+    grade->add_option("--slurm-exclusive", exclusive, "node: a whole node per task (default under the timing basis); cores: --slurm-cpus cores")
         ->check(CLI::IsMember({"node", "cores"}))->group("Slurm");
     grade->add_option("--slurm-cpus", slurm_cpus, "CPUs per task with --slurm-exclusive cores (default 2)")
         ->check(in_range(kSlurmCpus.least, kSlurmCpus.most))->group("Slurm");
@@ -222,6 +227,9 @@ int run(int argc, char** argv) {
             throw std::runtime_error("--baseline and --recalibrate-every both choose the baseline: give one of them");
         finish_common(grade_opts);
         batch.grade = grade_opts.grade;
+        if (batch.recalibrate_every && batch.grade.policy.basis == Basis::model)
+            throw std::runtime_error("--recalibrate-every times baselines, which basis = \"model\" does not grade by: drop it");
+        schedule_for(batch.grade.policy.basis, batch.jobs);  // refuses --jobs the basis cannot take, before any grading
         // The policy file's [slurm] table, then the command line over it.
         SlurmFileOptions file;
         if (grade_opts.policy_file) file = read_slurm_options(*grade_opts.policy_file);
@@ -234,7 +242,9 @@ int run(int argc, char** argv) {
         slurm.partition = partition.value_or(file.partition.value_or(""));
         slurm.array_limit = array_limit.value_or(file.array_limit.value_or(0));
         slurm.shard_size = shard_size.value_or(file.shard_size.value_or(1));
-        slurm.exclusive_node = exclusive.value_or(file.exclusive.value_or("node")) == "node";
+        // A timed grade needs the node to itself; the model's does not.
+        const char* sharing = batch.grade.policy.basis == Basis::model ? "cores" : "node";
+        slurm.exclusive_node = exclusive.value_or(file.exclusive.value_or(sharing)) == "node";
         slurm.cpus_per_task = slurm_cpus.value_or(file.cpus_per_task.value_or(2));
         slurm.retries = slurm_retries.value_or(file.retries.value_or(2));
         slurm.time_minutes = slurm_time.value_or(file.time_minutes.value_or(0));

@@ -21,6 +21,7 @@ json to_json(const Record& r) {
             {"smooth_points", r.smooth_points},
             {"total", r.total},
             {"trials", r.trials},
+            {"basis", basis_name(r.basis)},
             {"baseline", r.baseline},
             {"node", r.node},
             {"handin_sha256", r.handin_sha256},
@@ -42,6 +43,11 @@ Record record_from_json(const json& j) {
         r.total = j.at("total").get<double>();
         r.trials = j.at("trials").get<int>();
         r.baseline = j.at("baseline").get<std::string>();
+        if (j.contains("basis")) {
+            const std::string basis = j.at("basis").get<std::string>();
+            if (basis != basis_name(Basis::timing) && basis != basis_name(Basis::model)) throw std::runtime_error("unknown basis");
+            r.basis = basis == basis_name(Basis::model) ? Basis::model : Basis::timing;
+        }
         // Records written before batches ran on several nodes have no node.
         if (j.contains("node")) r.node = j.at("node").get<std::string>();
         if (j.contains("handin_sha256")) r.handin_sha256 = j.at("handin_sha256").get<std::string>();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "driver/core/scoring.hpp"
 #include "outcome.hpp"
 
 namespace perflab::grader {
@@ -17,6 +18,7 @@ struct Record {
     std::optional<double> rotate_speedup, smooth_speedup;  // absent when not measured or not correct
     double rotate_points = 0, smooth_points = 0, total = 0;
     int trials = 0;
+    Basis basis = Basis::timing;  // what gave the points (records from before it say nothing: timing)
     std::string baseline;  // the baseline file the speedups are against ("" = measured by each run)
     std::string node;      // the host that timed it (a Slurm batch spreads over many; "" in old records)
     // What was graded and when, so a resume can tell a changed hand-in or a record

@@ -24,7 +24,7 @@ Finished spawn_sandboxed(const SandboxSpec& box, SpawnSpec spec) {
     return f;
 }
 
-HandinDirs::HandinDirs(const std::string& r) : root(r), src(r + "/src"), build(r + "/build"), input(r + "/input") {
+HandinDirs::HandinDirs(const std::string& r) : root(r), src(src_of(r)), build(r + "/build"), input(r + "/input") {
     for (const auto& d : {root, src, build, input}) fs::create_directories(d);
     // The sandbox runs as an unprivileged uid: it must pass through these directories
     // (never list what is beside them) and own the one it writes.

@@ -23,6 +23,8 @@ struct HandinDirs {
     std::string build;  // objects and the linked driver, writable by the compile sandbox
     std::string input;  // the copy of the baseline a run reads, read-only inside
     explicit HandinDirs(const std::string& root);
+    // Where `src` is for a hand-in whose directory is `root`, without making it.
+    static std::string src_of(const std::string& root) { return root + "/src"; }
 };
 
 }  // namespace perflab::grader

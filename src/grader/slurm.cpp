@@ -89,12 +89,14 @@ std::string shell_quote(const std::string& s) {
 }
 
 // What a task grades with: the grading settings, where perflab lives, the
-// policy's file and the fixed baseline ("" none).
-json plan_settings(const GradeSettings& g, const std::string& fixed_baseline, const std::string& policy_toml) {
+// policy's file, the fixed baseline ("" none) and the jobs asked for.
+json plan_settings(const BatchSettings& b, const std::string& policy_toml) {
+    const GradeSettings& g = b.grade;
     json j = grade_settings_json(g);
+    j["jobs"] = b.jobs;
     j["perflab"] = fs::absolute(g.layout.root).string();
     j["policy"] = policy_toml;
-    j["fixed_baseline"] = fixed_baseline;
+    j["fixed_baseline"] = b.fixed_baseline ? fs::absolute(*b.fixed_baseline).string() : "";
     return j;
 }
 
@@ -213,8 +215,7 @@ bool SlurmBatch::submit(const std::vector<std::string>& ids) {
     std::string policy_toml = files_.dir() + "/policy.toml";
     write_file_atomically(policy_toml, policy_to_toml(b_.grade.policy, "The policy this batch grades with: " +
                                                                            b_.grade.policy.source + "."));
-    json plan = {{"settings", plan_settings(b_.grade, b_.fixed_baseline ? fs::absolute(*b_.fixed_baseline).string() : "",
-                                            policy_toml)},
+    json plan = {{"settings", plan_settings(b_, policy_toml)},
                  {"shards", shards}};
     write_file_atomically(files_.plan(number), plan.dump(2) + "\n");
 

@@ -54,8 +54,9 @@ int run_slurm_task(const std::string& out_dir, int submission, int task) {
     // Nodes differ: each task measures the oracle on its node, so batch.json can
     // flag a node that is far off. The hand-ins are scored as in a local batch: each
     // run times the oracle beside its kernels, unless a fixed baseline was given.
+    // Under the model basis no timing counts, so there is no node to compare.
     std::string measured = fixed_baseline;
-    if (measured.empty()) {
+    if (measured.empty() && grade.policy.basis == Basis::timing) {
         measured = calibrator.measure(files.baseline_toml(tag + "-" + node), 0);
         json b = calibrator.report()["baselines"][0];
         json summary = {{"node", node},           {"task", tag},
@@ -64,7 +65,7 @@ int run_slurm_task(const std::string& out_dir, int submission, int task) {
         write_file_atomically(files.baselines_dir() + "/" + tag + ".json", summary.dump(2) + "\n");
     }
     fmt::print(stderr, "perflab slurm task {} on {}: {} hand-in(s), node baseline {}\n", tag, node, shards[task].size(),
-               measured);
+               measured.empty() ? "none" : measured);
 
     std::vector<Handin> shard;
     for (const auto& h : shards[task])
@@ -80,7 +81,7 @@ int run_slurm_task(const std::string& out_dir, int submission, int task) {
                               file.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
         fmt::print(stderr, "{}: {}\n", g.record.id, status_id(g.record.status));
     };
-    grade_all(shard, grade, tmpl, Schedule{}, hooks);
+    grade_all(shard, grade, tmpl, schedule_for(grade.policy.basis, s.at("jobs").get<std::size_t>()), hooks);
     return 0;
 }
 

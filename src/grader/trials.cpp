@@ -113,7 +113,7 @@ DriverRun run_sandboxed(const std::vector<std::string>& driver, const std::vecto
     return run;
 }
 
-Trial judge(const DriverRun& run, const SandboxSettings& sandbox) {
+Trial judge(const DriverRun& run, const SandboxSettings& sandbox, Basis basis) {
     Trial t;
     if (!run.report || !run.finished.exited_ok()) {
         t.outcome = judge_ending(run, sandbox);
@@ -148,10 +148,20 @@ Trial judge(const DriverRun& run, const SandboxSettings& sandbox) {
             if (!first_failure) first_failure = Outcome{status, fmt::format("{}(): {}", name, text)};
             continue;
         }
-        const json& mean = member(*graded, "mean_speedup");
-        if (!mean.is_number()) {
+        const bool model = basis == Basis::model;
+        const json& mean = member(*graded, model ? "model_mean_speedup" : "mean_speedup");
+        const json& flag = member(*graded, "model_flag");
+        if (model && !mean.is_number() && flag.is_string()) {
             if (!first_failure)
-                first_failure = Outcome{Status::internal_error, fmt::format("{}(): the driver reported no speedup", name)};
+                first_failure = Outcome{Status::forbidden, fmt::format("{}(): {}", name, flag.get<std::string>())};
+            continue;
+        }
+        if (!mean.is_number()) {
+            const json& why = member(*run.report, "model_unavailable");
+            if (!first_failure)
+                first_failure = Outcome{Status::internal_error,
+                                        fmt::format("{}(): the driver reported no {}speedup{}", name, model ? "model " : "",
+                                                    model && why.is_string() ? " (" + why.get<std::string>() + ")" : "")};
             continue;
         }
         k = {true, mean.get<double>()};
@@ -172,8 +182,8 @@ bool enough_trials(const ScoringPolicy& policy, const std::vector<double>& rotat
     return done >= budget.most || (grade_settled(policy.rotate, rotate) && grade_settled(policy.smooth, smooth));
 }
 
-void add_trial(TrialSet& set, const DriverRun& run, const SandboxSettings& sandbox) {
-    Trial t = judge(run, sandbox);
+void add_trial(TrialSet& set, const DriverRun& run, const SandboxSettings& sandbox, Basis basis) {
+    Trial t = judge(run, sandbox, basis);
     // Until a trial says otherwise.
     if (set.trials == 0) set.rotate.correct = set.smooth.correct = true;
     if (set.trials == 0 || set.outcome.status == Status::ok) set.outcome = t.outcome;

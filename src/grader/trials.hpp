@@ -43,8 +43,10 @@ struct Trial {
 
 // One run's verdict. A run that did not exit 0 is judged by how it ended, whatever
 // arrived on fd 3 (a report written before a crash or a kill earns nothing); otherwise
-// the first failing kernel decides the status.
-Trial judge(const DriverRun& run, const SandboxSettings& sandbox);
+// the first failing kernel decides the status. The speedup is the one the points are
+// for: timed, or on the model machine (a kernel whose model figures the driver
+// withheld, having caught it behaving otherwise under the simulator, is forbidden).
+Trial judge(const DriverRun& run, const SandboxSettings& sandbox, Basis basis = Basis::timing);
 
 struct TrialSet {
     Outcome outcome;
@@ -71,6 +73,8 @@ struct TrialBudget {
     int least = 3;  // always run
     int most = 6;   // never more, settled or not
 };
+// The model's figures are the same on every run: one trial settles them.
+inline constexpr TrialBudget kModelTrials{1, 1};
 // Whether `done` trials with these speedups so far are enough.
 bool enough_trials(const ScoringPolicy& policy, const std::vector<double>& rotate, const std::vector<double>& smooth,
                    int done, TrialBudget budget);
@@ -81,7 +85,7 @@ bool enough_trials(const ScoringPolicy& policy, const std::vector<double>& rotat
 // crash only costs time). The outcome is the first trial's that was not ok.
 // `add_trial` takes a run's verdict; `trials_done` says whether the set is
 // complete; `settle_trials` takes the medians.
-void add_trial(TrialSet& set, const DriverRun& run, const SandboxSettings& sandbox);
+void add_trial(TrialSet& set, const DriverRun& run, const SandboxSettings& sandbox, Basis basis);
 bool trials_done(const TrialSet& set, const ScoringPolicy& policy, TrialBudget budget);
 void settle_trials(TrialSet& set, const ScoringPolicy& policy);
 

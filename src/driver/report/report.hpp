@@ -61,6 +61,7 @@ private:
     bool explained_unresolved_ = false;
     bool explained_speedup_unresolved_ = false;
     bool explained_paired_ = false, explained_fixed_ = false;
+    KBestConfig kbest_;  // what the footnotes' thresholds are
 };
 
 // The documented JSON report (schema "perflab-report-1"; see README.md).

@@ -56,7 +56,8 @@ PL.run(function () {
         ? 'The charts show the last of ' + grader.trials + ' timed runs; the grade uses the median speedup over all of them.'
         : 'The charts show the timed run the grade is from.' }) : null,
       // The grader's text feedback: its verdict and the driver's output, or the build's log.
-      grader.feedback ? el('details', null, [el('summary', { text: 'The text feedback (feedback/' + grader.id + '.txt)' }),
+      // Open when there is nothing else to show: a build's errors are the whole story.
+      grader.feedback ? el('details', report ? null : { open: '' }, [el('summary', { text: 'The text feedback (feedback/' + grader.id + '.txt)' }),
                                              el('pre', { text: grader.feedback })]) : null]);
     page.appendChild(g);
   }
