@@ -249,6 +249,20 @@ TEST_CASE("the model's figures are the same bit for bit across runs and under lo
     CHECK(quiet["model"] == loaded["model"]);
 }
 
+TEST_CASE("the model's figures are the same in the grader's sandbox as outside it", "[model][sandbox]") {
+    // The grader runs the driver with --sandbox; the model's run then has the program
+    // handed to it, which once cost callgrind the program's symbols (it counted nothing).
+    const std::string driver = build_driver("tests/fixtures/kernels/fast.c");
+    json open = model_report(driver, {"--model", "--dims", "64"}, "open");
+    json boxed = model_report(driver, {"--model", "--dims", "64", "--sandbox"}, "sandboxed");
+    INFO(boxed.value("model_unavailable", json()).dump());
+    CHECK(boxed["model_unavailable"].is_null());
+    auto a = model_figures(open), b = model_figures(boxed);
+    REQUIRE(a.size() > 2);
+    for (const auto& f : b) CHECK_FALSE(f.is_null());
+    CHECK(a == b);
+}
+
 TEST_CASE("--model shows the model's figures beside the timed ones, and the stock run has none", "[model][cli]") {
     const std::string driver = build_driver("tests/fixtures/kernels/fast.c");
     std::string dir = scratch_dir("model-cli");

@@ -150,6 +150,9 @@ int run(int argc, char** argv) {
         ->option_text("FILE");
     calibrate->add_option("--perflab", cal_opts.perflab, "perflab directory (or $PERFLAB_HOME)")->option_text("DIR");
     calibrate->add_option("--driver-args", cal_opts.driver_args, "Extra driver options")->option_text("ARGS");
+    calibrate->add_option("--policy", cal_opts.policy_file,
+                          "A policy whose basis and [model] table the written one keeps (default: the timing basis)")
+        ->option_text("FILE");
 
     Common autolab_opts;
     std::string autolab_kernels;
@@ -262,9 +265,11 @@ int run(int argc, char** argv) {
         if (host.empty()) throw std::runtime_error("no reference solutions host found: build it (make build/solutions-host) or pass --reference-host");
         std::vector<std::string> driver = driver_command(cal_opts.grade.layout, host);
         const ScratchDir work("perflab-calibrate");
-        ScoringPolicy p = calibrate_policy(driver, cal_opts.grade.driver_args, work.path());
-        write_file_atomically(policy_out, policy_to_toml(p, fmt::format("Full marks at the reference speedups measured "
-                                                                        "here: rotate {:.2f}, smooth {:.2f}.",
+        ScoringPolicy p = calibrate_policy(driver, cal_opts.grade.driver_args, work.path(), cal_opts.grade.policy);
+        write_file_atomically(policy_out, policy_to_toml(p, fmt::format("Full marks at the reference speedups {}: rotate "
+                                                                        "{:.2f}, smooth {:.2f}.",
+                                                                        p.basis == Basis::model ? "on the model machine"
+                                                                                                : "measured here",
                                                                         p.rotate.full_marks_speedup(),
                                                                         p.smooth.full_marks_speedup())));
         std::fprintf(stderr, "full marks: rotate at speedup %.2f, smooth at %.2f -> %s\n", p.rotate.full_marks_speedup(),

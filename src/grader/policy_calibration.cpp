@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/atomic_file.hpp"
 #include "common/read_file.hpp"
 #include "reference.h"  // REF_ROTATE_TILE, which the descriptions in variants.def spell out
 #include "trials.hpp"
@@ -35,18 +36,19 @@ std::string find_description(const std::string& dump, char kernel_letter, const 
                                          name));
 }
 
-double mean_speedup(const nlohmann::json& report, const char* kernel, const std::string& description) {
+double mean_speedup(const nlohmann::json& report, const char* kernel, const std::string& description, Basis basis) {
+    const char* key = speedup_key(basis);
     for (const auto& v : report["kernels"][kernel]["variants"])
-        if (v.value("name", "") == description && v["mean_speedup"].is_number()) return v["mean_speedup"].get<double>();
-    throw std::runtime_error(fmt::format("the reference variant '{}' was not timed correctly: run the reference "
-                                         "driver by hand to see why",
-                                         description));
+        if (v.value("name", "") == description && v[key].is_number()) return v[key].get<double>();
+    const nlohmann::json why = report.value("model_unavailable", nlohmann::json());
+    throw std::runtime_error(fmt::format("the reference variant '{}' has no {}{}: run the reference driver by hand to see why",
+                                         description, key, why.is_string() ? " (" + why.get<std::string>() + ")" : ""));
 }
 
 }  // namespace
 
 ScoringPolicy calibrate_policy(const std::vector<std::string>& reference_driver, const std::vector<std::string>& driver_args,
-                               const std::string& work_dir) {
+                               const std::string& work_dir, ScoringPolicy base) {
     std::filesystem::create_directories(work_dir);
     const std::string dump = work_dir + "/variants.txt";
     std::vector<std::string> list = reference_driver;
@@ -59,21 +61,32 @@ ScoringPolicy calibrate_policy(const std::vector<std::string>& reference_driver,
     std::string smooth = find_description(text, 'S', kFullMarksSmooth);
 
     std::vector<std::string> args{"-t", "--variant", rotate, "--variant", smooth};
+    // The model's figures come from the model the policy names, so the run reads it.
+    if (base.basis == Basis::model) {
+        const std::string policy = work_dir + "/policy.toml";
+        write_file_atomically(policy, policy_to_toml(base, "The model to calibrate on."));
+        args.insert(args.end(), {"--policy", policy});
+    }
     args.insert(args.end(), driver_args.begin(), driver_args.end());
     SandboxSettings trusted;  // the reference code is ours: only the clock limits it
     DriverRun run = run_sandboxed(reference_driver, args, work_dir, trusted);
     if (!run.report)
         throw std::runtime_error(fmt::format("the reference driver gave no report (exit {}): {}", run.finished.exit_code,
                                              run.finished.output.substr(0, 200)));
-    double rs = mean_speedup(*run.report, "rotate", rotate), ss = mean_speedup(*run.report, "smooth", smooth);
+    const double rs = mean_speedup(*run.report, "rotate", rotate, base.basis),
+                 ss = mean_speedup(*run.report, "smooth", smooth, base.basis);
     for (double s : {rs, ss})
         if (s <= 1.0)
-            throw std::runtime_error(fmt::format("a reference variant reached only speedup {:.2f} here, so no curve from "
-                                                 "1.0 can rise to it: calibrate on a quieter machine or larger --dims",
-                                                 s));
-    ScoringPolicy p;
+            throw std::runtime_error(fmt::format("a reference variant reached only speedup {:.2f} {}, so no curve from "
+                                                 "1.0 can rise to it: {}",
+                                                 s, base.basis == Basis::model ? "on the model machine" : "here",
+                                                 base.basis == Basis::model
+                                                     ? "check the policy's [model] table"
+                                                     : "calibrate on a quieter machine or larger --dims"));
+    ScoringPolicy p = std::move(base);
     p.rotate = linear_policy(50, 1.0, rs);
     p.smooth = linear_policy(50, 1.0, ss);
+    p.warnings.clear();
     p.source = "calibrated";
     return p;
 }

@@ -14,10 +14,11 @@ namespace perflab::grader {
 inline constexpr const char* kFullMarksRotate = "unrolled";
 inline constexpr const char* kFullMarksSmooth = "two-pass";
 
-// Times the two reference variants with `reference_driver` (extra `driver_args`)
-// and returns 50-point linear curves from 1.0 to their speedups. Throws
-// std::runtime_error when a variant is missing or not faster than the baseline.
+// Runs the two reference variants with `reference_driver` (extra `driver_args`)
+// and returns `base` with 50-point linear curves from 1.0 to their speedups on its
+// basis: timed here, or on its model machine (whose figures are the same anywhere).
+// Throws std::runtime_error when a variant is missing or not faster than the baseline.
 ScoringPolicy calibrate_policy(const std::vector<std::string>& reference_driver, const std::vector<std::string>& driver_args,
-                               const std::string& work_dir);
+                               const std::string& work_dir, ScoringPolicy base);
 
 }  // namespace perflab::grader

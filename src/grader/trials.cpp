@@ -113,6 +113,8 @@ DriverRun run_sandboxed(const std::vector<std::string>& driver, const std::vecto
     return run;
 }
 
+const char* speedup_key(Basis basis) { return basis == Basis::model ? "model_mean_speedup" : "mean_speedup"; }
+
 Trial judge(const DriverRun& run, const SandboxSettings& sandbox, Basis basis) {
     Trial t;
     if (!run.report || !run.finished.exited_ok()) {
@@ -149,7 +151,7 @@ Trial judge(const DriverRun& run, const SandboxSettings& sandbox, Basis basis) {
             continue;
         }
         const bool model = basis == Basis::model;
-        const json& mean = member(*graded, model ? "model_mean_speedup" : "mean_speedup");
+        const json& mean = member(*graded, speedup_key(basis));
         const json& flag = member(*graded, "model_flag");
         if (model && !mean.is_number() && flag.is_string()) {
             if (!first_failure)

@@ -31,6 +31,10 @@ struct DriverRun {
 DriverRun run_sandboxed(const std::vector<std::string>& driver, const std::vector<std::string>& args, const std::string& cwd,
                         const SandboxSettings& sandbox);
 
+// The member of a variant in the driver's JSON report that holds the speedup the
+// points are for on `basis` (docs/report.schema.json).
+const char* speedup_key(Basis basis);
+
 struct KernelTrial {
     bool correct = false;
     double speedup = 0;
