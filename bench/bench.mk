@@ -93,8 +93,9 @@ $(MODEL_BENCH): $(B)/obj/bench/model_bench.o $(DRIVER_LIB) $(COMMON_LIB)
 	$(CXX) $^ $(PERFLAB_LDLIBS) -o $@
 
 .PHONY: bench-model
-bench-model: $(DRIVER_BIN) reference-host $(MODEL_BENCH) $(BENCH_HOSTS)/stock $(CORPUS_HOSTS)
-	$(MODEL_BENCH) ./$(DRIVER_BIN) ./reference-host $(B)/bench/model-run $(BENCH_HOSTS)/stock $(CORPUS_HOSTS)
+bench-model: $(DRIVER_BIN) $(GRADER_BIN) reference-host $(MODEL_BENCH) $(BENCH_HOSTS)/stock $(CORPUS_HOSTS)
+	$(MODEL_BENCH) ./$(DRIVER_BIN) ./$(GRADER_BIN) ./reference-host $(B)/bench/model-run $(BLOCKED_KERNELS) \
+	  $(BENCH_HOSTS)/stock $(CORPUS_HOSTS)
 
 BENCH_TARGETS += bench-model
 

@@ -7,7 +7,11 @@
 //      speedups, per kernel, over the reference variants and bench/corpus/ (>= 0.9);
 //      the timed figures are this run's, on whatever machine runs it: say how quiet;
 //   3. a stock ./driver run with no model, and one with --model, at the default dims
-//      (the latter under 30 s).
+//      (the latter under 30 s);
+//   4. the grader on basis = "model": 20 copies of one honest hand-in graded on one
+//      core, on every core, and on every core again with every core kept busy -
+//      points spread 0.0, speedups equal to the last digit - and the hand-ins per
+//      minute of the first two (>= 10 on 2 cores, and more with more jobs).
 // Timings are never asserted in tests; this is where they are judged.
 #include <signal.h>
 #include <sys/wait.h>
@@ -19,11 +23,17 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
+#include <algorithm>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "common/atomic_file.hpp"
+#include "common/read_file.hpp"
+#include "driver/core/scoring.hpp"
 #include "common/statistics.hpp"
 #include "common/subprocess.hpp"
 
@@ -104,12 +114,42 @@ std::vector<Point> points_of(const json& report, const char* kernel, const std::
     return out;
 }
 
+struct Batch {
+    std::vector<json> records;
+    double seconds = 0;
+};
+
+// `copies` copies of `handin` graded by `grader` on the model basis with `jobs`.
+Batch grade_copies(const std::string& grader, const std::string& handin, const std::string& work, const std::string& name,
+                   int copies, int jobs) {
+    const std::string dir = work + "/grader/" + name;
+    fs::remove_all(dir);
+    fs::create_directories(dir + "/handins");
+    for (int i = 0; i < copies; ++i) fs::copy_file(handin, fmt::format("{}/handins/copy{:02}.c", dir, i));
+    perflab::ScoringPolicy policy = perflab::default_policy();
+    policy.basis = perflab::Basis::model;
+    perflab::write_file_atomically(dir + "/policy.toml", perflab::policy_to_toml(policy, "bench-model: the default "
+                                                                                         "curves on the model basis."));
+    const std::vector<std::string> argv{grader, "grade", dir + "/handins", "--out", dir + "/out", "--policy",
+                                        dir + "/policy.toml", "--jobs", std::to_string(jobs)};
+    const auto start = std::chrono::steady_clock::now();
+    perflab::Finished f = perflab::spawn(perflab::command(argv, 3600));
+    Batch b;
+    b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!f.exited_ok()) fail(fmt::format("{} {}: {}", fmt::join(argv, " "), f.describe(), f.output.substr(0, 400)));
+    std::istringstream lines(perflab::read_file(dir + "/out/results.jsonl").value_or(""));
+    for (std::string line; std::getline(lines, line);) b.records.push_back(json::parse(line));
+    if (int(b.records.size()) != copies) fail(fmt::format("{}: {} records for {} hand-ins", dir, b.records.size(), copies));
+    return b;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 6) fail("usage: model_bench DRIVER REFERENCE_HOST WORK_DIR STOCK_HOST CORPUS_HOST...");
-    const std::string driver = argv[1], reference = argv[2], work = argv[3], stock = argv[4];
-    const std::vector<std::string> corpus(argv + 5, argv + argc);
+    if (argc < 8) fail("usage: model_bench DRIVER GRADER REFERENCE_HOST WORK_DIR HANDIN STOCK_HOST CORPUS_HOST...");
+    const std::string driver = argv[1], grader = argv[2], reference = argv[3], work = fs::absolute(argv[4]).string(),
+                      handin = argv[5], stock = argv[6];
+    const std::vector<std::string> corpus(argv + 7, argv + argc);
     fs::create_directories(work);
 
     fmt::print("bench-model: the machine model's goals (docs/model.md)\n");
@@ -180,6 +220,42 @@ int main(int argc, char** argv) {
            "as before", true);
     report("model_seconds", "stock ./driver --model, default dims: wall seconds", modelled,
            fmt::format("{:.1f}", modelled), "< 30", modelled < 30);
+
+    // 4: the grader on the model basis.
+    constexpr int kCopies = 20;
+    const int cores = int(sysconf(_SC_NPROCESSORS_ONLN));
+    fmt::print("  grading {} copies of {} on basis = \"model\" ...\n", kCopies, handin);
+    std::fflush(stdout);
+    const Batch one = grade_copies(grader, handin, work, "one-job", kCopies, 1);
+    const Batch all = grade_copies(grader, handin, work, "all-jobs", kCopies, cores);
+    Batch loaded;
+    {
+        Load load;
+        loaded = grade_copies(grader, handin, work, "all-jobs-loaded", kCopies, cores);
+    }
+    std::vector<double> totals;
+    std::set<std::string> speedups;
+    std::size_t not_ok = 0;
+    for (const Batch* b : {&one, &all, static_cast<const Batch*>(&loaded)})
+        for (const auto& r : b->records) {
+            not_ok += r["status"] != "ok";
+            totals.push_back(r["total"].get<double>());
+            speedups.insert(r["rotate_speedup"].dump() + " " + r["smooth_speedup"].dump());
+        }
+    const double spread = *std::max_element(totals.begin(), totals.end()) - *std::min_element(totals.begin(), totals.end());
+    report("identical_copies_points_spread",
+           fmt::format("{} copies x 3 batches (1 job, {} jobs, {} jobs under load): points spread", kCopies, cores, cores),
+           spread, fmt::format("{:.1f}", spread), "0.0", spread == 0 && not_ok == 0);
+    report("identical_copies_speedups",
+           "the same batches: distinct (rotate, smooth) model speedups", double(speedups.size()),
+           fmt::format("{}", speedups.size()), "1", speedups.size() == 1 && not_ok == 0);
+    if (not_ok) fmt::print("    {} records were not ok: see {}/grader/*/out/gradebook.csv\n", not_ok, work);
+    const double per_minute_one = 60 * kCopies / one.seconds, per_minute_all = 60 * kCopies / all.seconds;
+    report("handins_per_minute_1_job", "grader on the model basis, 1 job: hand-ins per minute", per_minute_one,
+           fmt::format("{:.1f}", per_minute_one), "(reference)", true);
+    report("handins_per_minute_all_jobs", fmt::format("grader on the model basis, {} jobs: hand-ins per minute", cores),
+           per_minute_all, fmt::format("{:.1f}", per_minute_all), fmt::format(">= 10, > {:.1f}", per_minute_one),
+           per_minute_all >= 10 && (cores == 1 || per_minute_all > per_minute_one));
 
     perflab::write_file_atomically(work + "/figures.json", g_figures.dump(2) + "\n");
     fmt::print("  figures: {}/figures.json; every run's report: {}/runs/\n", work, work);

@@ -10,9 +10,11 @@ LAB_KCFLAGS := -O2 -Wall -g
 LAB_DIMS := 64 128 256 512
 
 # Debian packages. The driver's (the handout builds it too), the optional libpfm4
-# (hardware counters), the grader's, and what the tests run.
+# (hardware counters), the grader's, and what the tests run. valgrind runs the machine
+# model (--model, a policy's basis = "model", which the grader then grades by) and
+# --simulate.
 LAB_DRIVER_PACKAGES := g++ make binutils libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev \
-                       libsodium-dev libseccomp-dev
+                       libsodium-dev libseccomp-dev valgrind
 LAB_PFM_PACKAGE     := libpfm4-dev
 LAB_GRADER_PACKAGES := bubblewrap libarchive-dev
 # Chart.js, compiled into the driver's HTML pages (the handout ships the result).
@@ -20,4 +22,4 @@ LAB_PAGE_PACKAGES   := libjs-chart.js
 # slurmctld, slurmd, slurm-client and munge: the Slurm tests start a one-node cluster
 # on 127.0.0.1 (tests/slurm/cluster.sh).
 # chromium: the page tests open the HTML reports in a real headless browser.
-LAB_TEST_PACKAGES   := catch2 valgrind gnuplot-nox slurmctld slurmd slurm-client munge chromium
+LAB_TEST_PACKAGES   := catch2 gnuplot-nox slurmctld slurmd slurm-client munge chromium
