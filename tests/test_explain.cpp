@@ -20,6 +20,8 @@
 #include "common/paired_ratio.hpp"
 #include "common/system_noise.hpp"
 #include "driver/evidence/access_pattern.hpp"
+#include "driver/evidence/loop_nest.hpp"
+#include "driver/evidence/source_lines.hpp"
 #include "driver/evidence/tile_sweep.hpp"
 #include "driver/explain/checks/ids.hpp"
 #include "driver/explain/explain.hpp"
@@ -731,6 +733,147 @@ TEST_CASE("explain: step and tile analysis of destination store sequences", "[ex
     auto tc = perflab::tile_shape(cols32, dim);
     CHECK(tc.rows == 32);
     CHECK(tc.cols == dim);
+}
+
+namespace {
+
+// A rotate's destination stores with the loop jumps between them, as the trace
+// records them: each loop jumps back to its own address (`loop` 1: innermost).
+struct LoopRecorder {
+    int dim;
+    std::vector<perflab::StoreStep> steps;
+    std::vector<std::uint64_t> pending;
+    void jump(int loop) { pending.push_back(0x1000 - 0x10 * std::uint64_t(loop)); }
+    void store(long row, long col) {
+        steps.push_back({row * dim + col, pending});
+        pending.clear();
+    }
+};
+
+// Tiles of `tile` pixels stepped by `step`, each tile's body unrolled to `unroll` x
+// `unroll` destination pixels, the loops bounded by the image's edge.
+perflab::LoopNest loops_of(int dim, int tile, int step, int unroll) {
+    LoopRecorder rec{dim, {}, {}};
+    for (int i0 = 0; i0 < dim; i0 += step) {
+        for (int j0 = 0; j0 < dim; j0 += step) {
+            for (int j = j0; j < j0 + tile && j < dim; j += unroll) {
+                for (int i = i0; i < i0 + tile && i < dim; i += unroll) {
+                    for (int b = 0; b < unroll; b++)
+                        for (int a = 0; a < unroll; a++) rec.store(dim - 1 - (j + b), i + a);
+                    rec.jump(1);
+                }
+                rec.jump(2);
+            }
+            rec.jump(3);
+        }
+        rec.jump(4);
+    }
+    auto nest = perflab::loop_nest(rec.steps, dim);
+    REQUIRE(nest);
+    return *nest;
+}
+
+}  // namespace
+
+TEST_CASE("explain: the tile is read from the loops the trace ran, the unroll apart from it", "[explain]") {
+    // 8x8 tiles whose body stores a 4x4 block: the store order alone shows 4x4 runs.
+    const auto unrolled = loops_of(64, 8, 8, 4);
+    CHECK(unrolled.tile.rows == 8);
+    CHECK(unrolled.tile.cols == 8);
+    CHECK(unrolled.unroll.rows == 4);
+    CHECK(unrolled.unroll.cols == 4);
+    CHECK(unrolled.stores_per_pixel == 1.0);
+    CHECK(unrolled.partial_tiles == 0);
+    // Without the unroll the order forms a 64x8 band; the loops say 8x8 tiles.
+    const auto plain = loops_of(64, 8, 8, 1);
+    CHECK(plain.tile.rows == 8);
+    CHECK(plain.tile.cols == 8);
+    CHECK(plain.unroll.rows * plain.unroll.cols == 1);
+    // A tile that does not divide the dimension: the last tile of each band is cut.
+    const auto cut = loops_of(64, 24, 24, 1);
+    CHECK(cut.tile.rows == 24);
+    CHECK(cut.partial_tiles == 5);  // of 9: two cut in each of the first two bands, all three in the last
+    CHECK(cut.tiles == 9);
+    // Loops inside the tile that cover more than the tile loops step by overlap.
+    const auto overlap = loops_of(64, 16, 8, 1);
+    CHECK(overlap.stores_per_pixel > 3);
+    CHECK(std::abs(overlap.tile_step.rows) == 8);
+    // An untiled loop nest has no tile: only the image's rows and columns.
+    LoopRecorder naive{64, {}, {}};
+    for (int i = 0; i < 64; i++) {
+        for (int j = 0; j < 64; j++) {
+            naive.store(63 - j, i);
+            naive.jump(1);
+        }
+        naive.jump(2);
+    }
+    auto untiled = perflab::loop_nest(naive.steps, 64);
+    REQUIRE(untiled);
+    CHECK(untiled->tile.rows == 0);
+}
+
+TEST_CASE("explain: 8x8 tiles with a 4x4 unroll inside are named as 8x8 tiles, the unroll apart", "[explain]") {
+    const json& r = fixture("tile8_unroll4", "rotate");
+    const json& p = variant(r, "rotate", "rotate_8x8_unroll4")["access_pattern"];
+    CHECK(p["tile_rows"] == 8);
+    CHECK(p["tile_cols"] == 8);
+    CHECK(p["unroll_rows"] == 4);
+    CHECK(p["unroll_cols"] == 4);
+    auto shapes = findings(r, "tile-shape");
+    REQUIRE(shapes.size() == 1);
+    INFO(shapes[0].dump());
+    CHECK(shapes[0]["severity"] == "problem");
+    CHECK_THAT(shapes[0]["title"].get<std::string>(), Catch::Contains("8x8 tiles") && Catch::Contains("4x4"));
+    CHECK(shapes[0]["evidence"]["tile (dst rows x cols)"] == "8x8");
+    CHECK(shapes[0]["evidence"]["unrolled body (dst rows x cols)"] == "4x4");
+    CHECK(shapes[0]["evidence"]["destination row bytes per tile"] == 48);
+}
+
+TEST_CASE("explain: tiles the tile loops overlap, and tiles the image's edge cuts, are said so", "[explain]") {
+    const json& overlap = fixture("tile_overlap", "rotate");
+    auto shapes = findings(overlap, "tile-shape");
+    REQUIRE(shapes.size() == 1);
+    INFO(shapes[0].dump());
+    CHECK(shapes[0]["severity"] == "problem");
+    CHECK_THAT(shapes[0]["title"].get<std::string>(), Catch::Contains("16x16 tiles overlap"));
+    CHECK(shapes[0]["evidence"]["stores per destination pixel"].get<double>() > 3);
+    const json& cut = fixture("tile48_edges", "rotate");
+    auto cut_shapes = findings(cut, "tile-shape");
+    REQUIRE(cut_shapes.size() == 1);
+    INFO(cut_shapes[0].dump());
+    CHECK(cut_shapes[0]["evidence"]["tile (dst rows x cols)"] == "48x48");
+    CHECK(cut_shapes[0]["evidence"]["tiles cut by the image's edge"] == 11);
+    CHECK_THAT(cut_shapes[0]["meaning"].get<std::string>(), Catch::Contains("does not divide"));
+}
+
+TEST_CASE("explain: the divisions a line of C writes, with their divisors", "[explain]") {
+    auto texts = [](const std::string& line) {
+        std::vector<std::string> out;
+        for (const auto& d : perflab::divisions_on_line(line)) out.push_back(d.text + " | " + d.divisor);
+        return out;
+    };
+    CHECK(texts("dst[RIDX(i, j, dim)].red = (unsigned short)(r / n);") == std::vector<std::string>{"r / n | n"});
+    CHECK(texts("int i = k / dim, j = k % dim;") == std::vector<std::string>{"k / dim | dim"});
+    // A literal divides by a multiply; a comment divides nothing.
+    CHECK(texts("x = a / 9; y = (p.r + q) / cnt[i]; // a / b") == std::vector<std::string>{"(p.r + q) / cnt[i] | cnt[i]"});
+    CHECK(texts("s /= w->n;") == std::vector<std::string>{"s /= w->n | w->n"});
+}
+
+TEST_CASE("explain: variable-divisor names the division it found, and not an index's division by dim", "[explain]") {
+    const json& div = fixture("smooth_div", "smooth");
+    auto found = findings(div, "variable-divisor");
+    REQUIRE(found.size() == 1);
+    INFO(found[0].dump());
+    CHECK_THAT(found[0]["title"].get<std::string>(), Catch::Contains("r / n"));
+    CHECK_THAT(found[0]["evidence"]["divisions (source line)"].get<std::string>(), Catch::Contains("smooth_div.c:"));
+    CHECK_THAT(found[0]["advice"].get<std::string>(), Catch::Contains("instead of by n"));
+    // One divide per pixel, k / dim: index arithmetic, not the window's division.
+    const json& flat = fixture("smooth_index_div", "smooth");
+    CHECK(findings(flat, "variable-divisor").empty());
+    const json& sites = variant(flat, "smooth", "smooth_flat")["access_pattern"]["divide_sites"];
+    REQUIRE_FALSE(sites.empty());
+    CHECK(sites[0]["divisions"] == json::array({"k / dim"}));
+    CHECK(sites[0]["per_px"].get<double>() >= 0.5);
 }
 
 TEST_CASE("explain: a figure within the call's noise is named as such, with what it means", "[explain]") {

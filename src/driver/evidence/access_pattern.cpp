@@ -15,6 +15,7 @@
 #include "common/lackey_trace.hpp"
 #include "common/line_reader.hpp"
 #include "common/subprocess.hpp"
+#include "driver/evidence/source_lines.hpp"
 
 namespace perflab {
 namespace {
@@ -55,6 +56,26 @@ long median(std::vector<long> v) {
     if (v.empty()) return 0;
     std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
     return v[v.size() / 2];
+}
+
+// The destination pixels stored, repeats collapsed, each with the loops jumped back
+// to since the one before; `back_edges` holds (index into accesses, target).
+std::vector<StoreStep> store_steps(const std::vector<DataAccess>& accesses,
+                                   const std::vector<std::pair<std::size_t, std::uint64_t>>& back_edges,
+                                   std::uint64_t base, std::uint64_t bytes) {
+    std::vector<StoreStep> out;
+    std::vector<std::uint64_t> pending;
+    auto edge = back_edges.begin();
+    for (std::size_t i = 0; i < accesses.size(); ++i) {
+        for (; edge != back_edges.end() && edge->first <= i; ++edge) pending.push_back(edge->second);
+        const DataAccess& a = accesses[i];
+        if (a.kind == AccessKind::load || a.addr < base || a.addr >= base + bytes) continue;
+        const long px = long((a.addr - base) / sizeof(pixel));
+        if (!out.empty() && out.back().pixel == px) continue;
+        out.push_back({px, std::move(pending)});
+        pending.clear();
+    }
+    return out;
 }
 
 // Pixel indices of the accesses of one kind to one image, repeats collapsed (a
@@ -135,8 +156,12 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
     std::unordered_map<std::uint64_t, Op> ops;
     std::map<std::uint64_t, std::uint64_t> callee_entries;
     std::vector<DataAccess> data;
+    // Where the code jumped back (not by a call or a return): a loop's next pass.
+    std::vector<std::pair<std::size_t, std::uint64_t>> back_edges;
+    std::uint64_t previous_instruction = 0;
     std::uint64_t divisions = 0, calls = 0;
-    bool in_call = false, done_call = false, after_call = false;
+    std::map<std::uint64_t, std::uint64_t> divide_sites;  // address: times executed
+    bool in_call = false, done_call = false, after_call = false, after_return = false;
     long depth = 0;
     // Inside pthread_create (from this depth on): the allocations it makes are
     // glibc's for the new thread, not the kernel's, so its callees are not counted.
@@ -160,11 +185,15 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
                 }
                 if (known->second && thread_start_depth < 0) thread_start_depth = depth;
             }
+            if (line.addr < previous_instruction && !after_call && !after_return)
+                back_edges.emplace_back(data.size(), line.addr);
+            previous_instruction = line.addr;
             auto it = ops.find(line.addr);
             if (it == ops.end()) it = ops.emplace(line.addr, classify(code->code_at(line.addr, 16))).first;
             after_call = it->second == Op::call;
+            after_return = it->second == Op::ret;
             if (it->second == Op::call) ++calls, ++depth;
-            if (it->second == Op::divide) ++divisions;
+            if (it->second == Op::divide) ++divisions, ++divide_sites[line.addr];
             if (it->second == Op::ret && --depth < 0) done_call = true;
             if (depth < thread_start_depth) thread_start_depth = -1;
         } else if (in_call && line.type == TraceLine::Type::data) {
@@ -194,6 +223,8 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
     p.dim = t.dim;
     const double px = double(t.dim) * double(t.dim);
     p.divisions_per_px = double(divisions) / px;
+    for (const auto& [addr, n] : divide_sites) p.divides.push_back({addr, double(n) / px, {}, {}});
+    p.divides = with_source(t.host_exe, std::move(p.divides));
     p.calls_per_px = double(calls) / px;
     std::map<std::string, double> by_name;
     for (const auto& [addr, n] : callee_entries) {
@@ -237,7 +268,9 @@ std::variant<AccessPattern, SimulationError> trace_access_pattern(const TraceTar
     const auto loads = pixels_of(data, false, src_base, bytes);
     p.store = dominant_step(stores);
     p.load = dominant_step(loads);
-    p.tile = tile_shape(stores, t.dim);
+    p.walk = tile_shape(stores, t.dim);
+    p.loops = loop_nest(store_steps(data, back_edges, dst_base, bytes), t.dim);
+    p.tile = p.loops && p.loops->tile.rows ? p.loops->tile : p.walk;
 
     // An LRU D1 that allocates on writes, as cachegrind's: a miss is a line brought in.
     const auto bits = [](std::uint64_t n) { return std::uint64_t(std::countr_zero(n)); };

@@ -19,6 +19,8 @@
 
 #include "cachegrind.hpp"
 #include "driver/core/kernel_host.hpp"
+#include "driver/evidence/loop_nest.hpp"
+#include "driver/evidence/source_lines.hpp"
 #include "driver/evidence/symbol_table.hpp"
 
 namespace perflab {
@@ -32,19 +34,19 @@ struct StepStats {
 };
 StepStats dominant_step(const std::vector<long>& sequence);
 
-// Tile of a destination store sequence (pixel indices), in destination rows and
-// columns: dim x dim means untiled.
-struct TileShape {
-    long rows = 0, cols = 0;
-};
+// The shape the store order forms, in destination rows and columns (dim x dim:
+// untiled). Tiles walked down a band form the band.
 TileShape tile_shape(const std::vector<long>& dst_pixels, int dim);
 
 struct AccessPattern {
     int dim = 0;
     StepStats store, load;    // steps in pixels between successive distinct pixels
-    TileShape tile;           // in destination coordinates
+    TileShape tile;           // in destination coordinates: the loops' tile, else the walk's
+    TileShape walk;           // what the store order alone forms (a band of tiles is one)
+    std::optional<LoopNest> loops;
     double src_fetches_per_line = 0, dst_fetches_per_line = 0;
     double divisions_per_px = 0, calls_per_px = 0;
+    std::vector<DivideSite> divides;  // each divide instruction executed, most first where the source says
     double allocations_per_call = 0, threads_per_call = 0;
     std::vector<std::pair<std::string, double>> callees;  // name, calls per pixel, most first
     std::vector<std::string> executed;                    // every function the call ran code of

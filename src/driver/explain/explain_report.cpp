@@ -36,6 +36,12 @@ ordered_json pattern_json(const std::optional<AccessPattern>& p) {
     if (!p) return ordered_json();
     ordered_json callees = ordered_json::object();
     for (const auto& [name, n] : p->callees) callees[name] = n;
+    ordered_json divides = ordered_json::array();
+    for (const DivideSite& d : p->divides) {
+        ordered_json written = ordered_json::array();
+        for (const Division& w : d.divisions) written.push_back(w.text);
+        divides.push_back({{"where", d.where}, {"per_px", d.per_px}, {"divisions", written}});
+    }
     return {{"dim", p->dim},
             {"store_step", p->store.step},
             {"store_step_share", p->store.share},
@@ -43,9 +49,15 @@ ordered_json pattern_json(const std::optional<AccessPattern>& p) {
             {"load_step_share", p->load.share},
             {"tile_rows", p->tile.rows},
             {"tile_cols", p->tile.cols},
+            {"unroll_rows", p->loops ? ordered_json(p->loops->unroll.rows) : ordered_json()},
+            {"unroll_cols", p->loops ? ordered_json(p->loops->unroll.cols) : ordered_json()},
+            {"walk_rows", p->walk.rows},
+            {"walk_cols", p->walk.cols},
+            {"stores_per_pixel", p->loops ? ordered_json(p->loops->stores_per_pixel) : ordered_json()},
             {"src_fetches_per_line", p->src_fetches_per_line},
             {"dst_fetches_per_line", p->dst_fetches_per_line},
             {"divisions_per_px", p->divisions_per_px},
+            {"divide_sites", divides},
             {"calls_per_px", p->calls_per_px},
             {"allocations_per_call", p->allocations_per_call},
             {"threads_per_call", p->threads_per_call},

@@ -1,6 +1,10 @@
 // variable-divisor, calls-per-pixel, threads, per-call-allocation: facts of a
 // function's code, from its trace and its page faults.
+#include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <regex>
+#include <set>
 
 #include "checks.hpp"
 #include "support.hpp"
@@ -11,6 +15,41 @@ namespace {
 // Fresh pages per call: 8 is 32 KiB of memory the kernel maps anew each call, far
 // above what a kernel that reuses its memory takes (none after its first call).
 constexpr double kFaultsPerCall = 8;
+
+struct WindowDivisions {
+    double per_px = 0;
+    std::vector<std::string> texts;  // "r / n", each once, where the source says
+    std::vector<std::string> sites;  // "r / n (kernels.c:21)"
+    std::vector<std::string> divisors;  // "n"
+};
+
+bool by_dim(const Division& d) {
+    static const std::regex dim(R"(\bdim\b)");
+    return std::regex_search(d.divisor, dim);
+}
+
+// The divisions a smooth's window needs: every divide instruction but those whose
+// source line divides by dim alone (index arithmetic: i = k / dim).
+WindowDivisions window_divisions(const AccessPattern& p) {
+    WindowDivisions w;
+    std::set<std::string> divisors;
+    for (const DivideSite& site : p.divides) {
+        const auto& parts = site.divisions;
+        if (!parts.empty() && std::all_of(parts.begin(), parts.end(), by_dim)) continue;
+        w.per_px += site.per_px;
+        if (parts.empty()) continue;
+        std::vector<std::string> texts;
+        for (const Division& d : parts) {
+            texts.push_back(d.text);
+            divisors.insert(d.divisor);
+            if (std::find(w.texts.begin(), w.texts.end(), d.text) == w.texts.end()) w.texts.push_back(d.text);
+        }
+        const std::string named = fmt::format("{} ({})", fmt::join(texts, ", "), site.where);
+        if (std::find(w.sites.begin(), w.sites.end(), named) == w.sites.end()) w.sites.push_back(named);
+    }
+    w.divisors.assign(divisors.begin(), divisors.end());
+    return w;
+}
 
 }  // namespace
 
@@ -57,15 +96,26 @@ void code_facts(const KernelEvidence& e, std::size_t i, std::vector<Finding>& ou
     const std::string name = fn_name(e, i);
     const std::string& variant = e.result.variants[i].name;
     // The window's division is smooth's: a rotate's divisions are index arithmetic
-    // (k / dim), which work-per-pixel counts among its instructions.
-    if (e.kernel == Kernel::smooth && p.divisions_per_px >= 0.5) {
+    // (k / dim), which work-per-pixel counts among its instructions; so are a smooth's
+    // whose source line divides by dim.
+    const WindowDivisions div = window_divisions(p);
+    if (e.kernel == Kernel::smooth && div.per_px >= 0.5) {
         Finding f = make(FindingId::variable_divisor, Severity::problem, e.kernel, variant,
-                         fmt::format("{} executes {:.1f} divide instructions per pixel", name, p.divisions_per_px));
-        f.evidence = {{"divisions/px", p.divisions_per_px}, {"traced at", double(p.dim)}};
+                         div.texts.empty()
+                             ? fmt::format("{} executes {:.1f} divide instructions per pixel", name, div.per_px)
+                             : fmt::format("{} divides by a variable {:.1f} times per pixel: {}", name, div.per_px,
+                                           fmt::join(div.texts, ", ")));
+        f.evidence = {{"divisions/px", div.per_px}, {"traced at", double(p.dim)}};
+        if (!div.sites.empty()) f.evidence.emplace_back("divisions (source line)", fmt::format("{}", fmt::join(div.sites, "; ")));
+        if (div.per_px < p.divisions_per_px)
+            f.evidence.emplace_back("index divisions/px (by dim, not counted)", p.divisions_per_px - div.per_px);
         if (ref) f.evidence.emplace_back("reference divisions/px", ref->divisions_per_px);
         f.meaning = "a division by a constant compiles to a multiply; these are divisions by a value the compiler "
                     "cannot know (the window's neighbour count held in a variable): tens of cycles each, per pixel.";
-        f.advice = "divide the interior by the literal 9 (corners by 4, edges by 6), so each becomes a multiply.";
+        f.advice = fmt::format("divide the interior by the literal 9 (corners by 4, edges by 6){}, so each becomes a "
+                               "multiply.",
+                               div.divisors.empty() ? std::string()
+                                                    : fmt::format(" instead of by {}", fmt::join(div.divisors, ", ")));
         out.push_back(std::move(f));
     }
     if (p.calls_per_px >= 0.5) {

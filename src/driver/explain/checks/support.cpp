@@ -53,7 +53,7 @@ bool behaves_alike(const CacheFigures& a, const CacheFigures& b, std::optional<d
 bool same_walk(const std::optional<AccessPattern>& a, const std::optional<AccessPattern>& b) {
     return !a || !b ||
            (a->store.step == b->store.step && a->load.step == b->load.step && a->tile.rows == b->tile.rows &&
-            a->tile.cols == b->tile.cols);
+            a->tile.cols == b->tile.cols && a->walk.rows == b->walk.rows && a->walk.cols == b->walk.cols);
 }
 
 const std::optional<AccessPattern>& pattern_of(const KernelEvidence& e, std::size_t i) {
@@ -122,8 +122,24 @@ void add_pattern(Evidence& ev, const std::string& who, const AccessPattern& p) {
     ev.emplace_back(pre + "inner load step", describe_step(p.load.step, p.dim));
     ev.emplace_back(pre + "tile (dst rows x cols)",
                     p.tiled() ? fmt::format("{}x{}", p.tile.rows, p.tile.cols) : std::string("untiled"));
+    if (unrolled_inside_tile(p))
+        ev.emplace_back(pre + "unrolled body (dst rows x cols)",
+                        fmt::format("{}x{}", p.loops->unroll.rows, p.loops->unroll.cols));
     ev.emplace_back(pre + "fetches per source line", p.src_fetches_per_line);
     ev.emplace_back(pre + "fetches per destination line", p.dst_fetches_per_line);
+}
+
+bool unrolled_inside_tile(const AccessPattern& p) {
+    if (!p.loops || !p.tiled()) return false;
+    const TileShape& u = p.loops->unroll;
+    return u.rows * u.cols > 1 && (u.rows != p.tile.rows || u.cols != p.tile.cols);
+}
+
+std::string tile_words(const AccessPattern& p) {
+    const std::string tiles = fmt::format("{}x{} tiles", p.tile.rows, p.tile.cols);
+    if (!unrolled_inside_tile(p)) return tiles;
+    return fmt::format("{} (its loop body stores {}x{} blocks: an unroll inside the tile)", tiles,
+                       p.loops->unroll.rows, p.loops->unroll.cols);
 }
 
 std::string callee_list(const AccessPattern& p, double at_least) {

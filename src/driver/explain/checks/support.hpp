@@ -49,6 +49,10 @@ bool same_walk(const std::optional<AccessPattern>& a, const std::optional<Access
 
 void add_figures(Evidence& ev, const std::string& who, const CacheFigures& f);
 void add_pattern(Evidence& ev, const std::string& who, const AccessPattern& p);
+// Whether the loop body stores a block of several pixels that is not the tile itself.
+bool unrolled_inside_tile(const AccessPattern& p);
+// "8x8 tiles", "8x8 tiles (its loop body stores 4x4 blocks: an unroll inside the tile)".
+std::string tile_words(const AccessPattern& p);
 // "avg 1.00/px, mn 2.00/px": the callees called at least `at_least` times a pixel.
 std::string callee_list(const AccessPattern& p, double at_least);
 

@@ -1,6 +1,7 @@
 // access-order, tile-shape: how a rotate's loops walk memory, from its trace, next
 // to the reference's.
 #include <algorithm>
+#include <cstdlib>
 #include <fmt/format.h>
 
 #include "checks.hpp"
@@ -80,10 +81,56 @@ void access_order(const ExplainData& data, const KernelEvidence& e, std::size_t 
         f.advice = "tile the loops so the source lines a tile reads stay in L1 (see tile-advice).";
     } else {
         f.title = fmt::format("{}: inner stores {}, {}", name, describe_step(p.store.step, p.dim),
-                              p.tiled() ? fmt::format("tiles of {}x{}", p.tile.rows, p.tile.cols) : "untiled");
+                              p.tiled() ? tile_words(p) : "untiled");
     }
     out.push_back(std::move(f));
 }
+
+namespace {
+
+// Tiles that overlap store pixels more than once: the tile loops step by less than
+// the tile the inner loops cover (a bound that does not match the step).
+constexpr double kOverlap = 1.05;
+
+void add_tile_evidence(Finding& f, const ExplainData& data, const AccessPattern& p,
+                       const std::optional<AccessPattern>& ref) {
+    f.evidence.emplace_back("tile (dst rows x cols)", fmt::format("{}x{}", p.tile.rows, p.tile.cols));
+    if (unrolled_inside_tile(p))
+        f.evidence.emplace_back("unrolled body (dst rows x cols)",
+                                fmt::format("{}x{}", p.loops->unroll.rows, p.loops->unroll.cols));
+    if (p.walk.rows != p.tile.rows || p.walk.cols != p.tile.cols)
+        f.evidence.emplace_back("tiles walked as (dst rows x cols)", fmt::format("{}x{}", p.walk.rows, p.walk.cols));
+    f.evidence.emplace_back("tile from", p.loops && p.loops->tile.rows ? "the loops the trace ran" : "the store order");
+    f.evidence.emplace_back("destination row bytes per tile", double(p.tile.cols * 6));
+    add_line(f.evidence, data);
+    f.evidence.emplace_back("fetches per destination line", p.dst_fetches_per_line);
+    if (ref) {
+        f.evidence.emplace_back("reference tile", fmt::format("{}x{}", ref->tile.rows, ref->tile.cols));
+        f.evidence.emplace_back("reference fetches per destination line", ref->dst_fetches_per_line);
+    }
+    if (p.loops && p.loops->tile.rows) {
+        f.evidence.emplace_back("stores per destination pixel", p.loops->stores_per_pixel);
+        f.evidence.emplace_back("tiles cut by the image's edge", double(p.loops->partial_tiles));
+        f.evidence.emplace_back("traced at", double(p.dim));
+    }
+}
+
+// The tile loops step by less than the tile: every overlapped pixel is copied again.
+bool overlapping(const AccessPattern& p, const std::string& name, Finding& f) {
+    if (!p.loops || !p.loops->tile.rows || p.loops->stores_per_pixel <= kOverlap) return false;
+    const TileShape& step = p.loops->tile_step;
+    f.severity = Severity::problem;
+    f.title = fmt::format("{} stores each destination pixel {:.1f} times: its {}x{} tiles overlap", name,
+                          p.loops->stores_per_pixel, p.tile.rows, p.tile.cols);
+    f.meaning = fmt::format("the next tile starts {} rows and {} columns (destination) from the last, inside it: the "
+                            "loops inside a tile cover more than the tile loops step by, so the overlap is copied "
+                            "again on every pass.",
+                            std::abs(step.rows), std::abs(step.cols));
+    f.advice = "make the bounds of the loops inside the tile match the tile loops' step (for i0 += B: i < i0 + B).";
+    return true;
+}
+
+}  // namespace
 
 void tile_shape(const ExplainData& data, const KernelEvidence& e, std::size_t i, std::vector<Finding>& out) {
     if (e.kernel != Kernel::rotate || i >= e.patterns.size() || !e.patterns[i] || !e.patterns[i]->tiled()) return;
@@ -93,20 +140,14 @@ void tile_shape(const ExplainData& data, const KernelEvidence& e, std::size_t i,
     const std::string name = fn_name(e, i);
     const int line = traced_line(data);
     Finding f = make(FindingId::tile_shape, Severity::ok, e.kernel, e.result.variants[i].name, "");
-    f.evidence.emplace_back("tile (dst rows x cols)", fmt::format("{}x{}", p.tile.rows, p.tile.cols));
-    f.evidence.emplace_back("destination row bytes per tile", double(p.tile.cols * 6));
-    add_line(f.evidence, data);
-    f.evidence.emplace_back("fetches per destination line", p.dst_fetches_per_line);
-    if (ref) {
-        f.evidence.emplace_back("reference tile", fmt::format("{}x{}", ref->tile.rows, ref->tile.cols));
-        f.evidence.emplace_back("reference fetches per destination line", ref->dst_fetches_per_line);
-    }
+    add_tile_evidence(f, data, p, ref);
     const double ref_dst = ref ? std::max(ref->dst_fetches_per_line, 1.0) : 1.0;
-    if (p.dst_fetches_per_line > kMoreFetches * ref_dst) {
+    const bool overlap = overlapping(p, name, f);
+    if (!overlap && p.dst_fetches_per_line > kMoreFetches * ref_dst) {
         f.severity = Severity::problem;
         const bool short_rows = p.tile.cols * 6 < line;
-        f.title = fmt::format("{}'s {}x{} tiles write each destination line {:.1f} times; the reference {:.1f}", name,
-                              p.tile.rows, p.tile.cols, p.dst_fetches_per_line, ref ? ref->dst_fetches_per_line : 1.0);
+        f.title = fmt::format("{}'s {} write each destination line {:.1f} times; the reference {:.1f}", name,
+                              tile_words(p), p.dst_fetches_per_line, ref ? ref->dst_fetches_per_line : 1.0);
         f.meaning = short_rows ? fmt::format("a tile's destination rows are {} bytes, shorter than a {}-byte line: the "
                                              "rest of each line is written by another tile, after the line has left L1.",
                                              p.tile.cols * 6, line)
@@ -116,10 +157,14 @@ void tile_shape(const ExplainData& data, const KernelEvidence& e, std::size_t i,
                                             "or 32), or walk next the tile that finishes those lines.",
                                             (line + 5) / 6)
                               : "use a smaller tile (see tile-advice for what fits L1 here).";
-    } else {
-        f.title = fmt::format("{}: {}x{} tiles write each destination line {:.1f} times", name, p.tile.rows, p.tile.cols,
+    } else if (!overlap) {
+        f.title = fmt::format("{}: {} write each destination line {:.1f} times", name, tile_words(p),
                               p.dst_fetches_per_line);
     }
+    if (!overlap && p.loops && p.loops->partial_tiles > 0)
+        f.meaning += fmt::format("{}{} of the {} tiles at {} are cut short by the image's edge: the tile does not "
+                                 "divide the dimension, and the loops' bounds stop at it.",
+                                 f.meaning.empty() ? "" : " ", p.loops->partial_tiles, p.loops->tiles, p.dim);
     out.push_back(std::move(f));
 }
 
