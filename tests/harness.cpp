@@ -5,6 +5,10 @@
 #include "common/subprocess.hpp"
 #include "lab_settings.hpp"
 
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -103,6 +107,33 @@ std::vector<std::string> lines_starting_with(const std::string& text, const std:
     while (std::getline(in, line))
         if (line.rfind(prefix, 0) == 0) out.push_back(line);
     return out;
+}
+
+BusyLoops::BusyLoops(int per_cpu, std::vector<int> cpus) {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (cpus.empty() && sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+    for (int cpu : cpus)
+        for (int i = 0; i < per_cpu; ++i) {
+            const pid_t pid = fork();
+            if (pid == 0) {
+                cpu_set_t one;
+                CPU_ZERO(&one);
+                CPU_SET(cpu, &one);
+                sched_setaffinity(0, sizeof one, &one);
+                for (volatile unsigned long x = 0;;) x = x + 1;
+            }
+            if (pid > 0) pids_.push_back(pid);
+        }
+    // Long enough for the scheduler to have spread them and for load figures to show them.
+    usleep(300000);
+}
+
+BusyLoops::~BusyLoops() {
+    for (int pid : pids_) kill(pid, SIGKILL);
+    for (int pid : pids_) waitpid(pid, nullptr, 0);
 }
 
 }  // namespace perflab::test

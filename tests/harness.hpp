@@ -50,6 +50,20 @@ void skip(const std::string& reason);
         return;                            \
     } while (false)
 
+// Busy loops while it lives, to test what a loaded machine does: `per_cpu` spinning
+// processes pinned to each CPU of `cpus` (every CPU this process may use when empty).
+// They are killed, all of them, when it goes.
+class BusyLoops {
+public:
+    explicit BusyLoops(int per_cpu, std::vector<int> cpus = {});
+    ~BusyLoops();
+    BusyLoops(const BusyLoops&) = delete;
+    BusyLoops& operator=(const BusyLoops&) = delete;
+
+private:
+    std::vector<int> pids_;
+};
+
 // Lines of `text` that start with `prefix`.
 std::vector<std::string> lines_starting_with(const std::string& text, const std::string& prefix);
 

@@ -4,8 +4,6 @@
 // (never a timing).
 #include <catch2/catch.hpp>
 
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -101,23 +99,14 @@ TEST_CASE("machine load: with one CPU kept busy the driver times on another, and
         return;
     }
     const int busy_cpu = allowed.back();  // the driver's old fixed choice
-    // Six busy loops held on that CPU: more than the scheduler can balance away.
-    const std::string loops = "for i in 1 2 3 4 5 6; do taskset -c " + std::to_string(busy_cpu) +
-                              " sh -c 'while :; do :; done' & done; wait";
-    const pid_t hogs = fork();
-    REQUIRE(hogs >= 0);
-    if (hogs == 0) {
-        setpgid(0, 0);
-        execlp("sh", "sh", "-c", loops.c_str(), static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    setpgid(hogs, hogs);
-    sleep(1);
     const std::string dir = scratch_dir("machine-busy");
-    const auto r = run({build_driver("tests/fixtures/kernels/fast.c"), "-t", "--kernel", "rotate", "--dims", "32",
-                        "--max-samples", "3", "--json", dir + "/r.json"});
-    kill(-hogs, SIGKILL);
-    waitpid(hogs, nullptr, 0);
+    CommandResult r;
+    {
+        // Six busy loops held on that CPU: more than the scheduler can balance away.
+        BusyLoops hogs(6, {busy_cpu});
+        r = run({build_driver("tests/fixtures/kernels/fast.c"), "-t", "--kernel", "rotate", "--dims", "32",
+                 "--max-samples", "3", "--json", dir + "/r.json"});
+    }
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     const auto report = nlohmann::json::parse(read_file(dir + "/r.json"));

@@ -4,8 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -197,29 +195,6 @@ std::vector<json> model_figures(const json& report) {
     return out;
 }
 
-// Both cores kept busy while it lives: the model must not notice.
-class BusyCores {
-public:
-    explicit BusyCores(int n) {
-        for (int i = 0; i < n; ++i) {
-            pid_t pid = fork();
-            if (pid == 0) {
-                for (volatile unsigned long x = 0;;) x = x + 1;
-            }
-            pids_.push_back(pid);
-        }
-    }
-    ~BusyCores() {
-        for (pid_t p : pids_) {
-            kill(p, SIGKILL);
-            waitpid(p, nullptr, 0);
-        }
-    }
-
-private:
-    std::vector<pid_t> pids_;
-};
-
 const json& report_schema() {
     static const json s = json::parse(read_file(repo("docs/report.schema.json")));
     return s;
@@ -239,7 +214,7 @@ TEST_CASE("the model's figures are the same bit for bit across runs and under lo
     json quiet = model_report(driver, args, "quiet");
     json loaded;
     {
-        BusyCores busy(2);
+        BusyLoops busy(1);  // every core spinning: the model must not notice
         loaded = model_report(driver, args, "loaded");
     }
     auto a = model_figures(quiet), b = model_figures(loaded);

@@ -552,6 +552,31 @@ TEST_CASE("the page says what a hollow marker means for a run timed beside the o
     CHECK_THAT(b.dom, Catch::Contains("Their ratio is the speedup"));
 }
 
+TEST_CASE("a run on a busy machine says so at the top of its page, in the words of its text report", "[report][pages]") {
+    const std::string dir = test::scratch_dir("page-busy");
+    const std::string driver = test::build_driver("tests/fixtures/kernels/fast.c");
+    test::CommandResult r;
+    {
+        test::BusyLoops hogs(3);  // every CPU wanted by three others
+        r = test::run({driver, "-t", "--kernel", "rotate", "--dims", "64", "--max-samples", "5", "--json",
+                       dir + "/r.json", "--html", dir + "/r.html"});
+    }
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json report = json::parse(test::read_file(dir + "/r.json"));
+    const json& busy = report["machine_load"]["busy"];
+    if (!busy.is_string()) PERFLAB_SKIP("the run did not find the machine busy with every CPU spinning three times over");
+    CHECK_THAT(r.out, Catch::Contains(busy.get<std::string>()));
+    const Browsed b = browse(dir + "/r.html", false);
+    require_healthy_page(dir + "/r.html", b);
+    const std::regex notice("<div class=\"notice\" data-busy=\"\">([^<]*)</div>");
+    std::smatch m;
+    REQUIRE(std::regex_search(b.dom, m, notice));
+    CHECK(m[1].str() == dom_text(busy.get<std::string>()));
+    // At the top: before the first kernel's section.
+    CHECK(b.dom.find("data-busy") < b.dom.find("<section"));
+}
+
 TEST_CASE("the batch page's points bands hold each kernel's points on one scale when their maxima differ", "[report][pages][grader]") {
     // Every correct kernel earns its maximum, 20 for rotate and 80 for smooth.
     const std::string policy = test::scratch_dir("page-bands-policy") + "/policy.toml";

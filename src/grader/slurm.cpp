@@ -123,6 +123,12 @@ private:
 
     void merge_records();
     bool submit(const std::vector<std::string>& ids);
+    // submit's steps: the tasks and their shards, the plan the tasks read, the
+    // script sbatch runs, and sbatch's command line.
+    Submission shard(int number, const std::vector<std::string>& ids, json& shards) const;
+    void write_plan(int number, const json& shards);
+    void write_script(int number);
+    std::vector<std::string> sbatch_argv(int number, std::size_t tasks) const;
     void cancel(const std::string& job);
     bool poll(std::size_t& running, std::size_t& pending);
     // How each task of a job ended, by task; nullopt while Slurm cannot say.
@@ -189,12 +195,8 @@ void SlurmBatch::tell_once(const std::string& note, const std::string& key) {
 // Returns false when sbatch refused a job it has accepted before with the same
 // settings: the controller is down or busy, which waiting mends; the caller
 // tries again at its next poll.
-bool SlurmBatch::submit(const std::vector<std::string>& ids) {
-    if (ids.empty()) return true;
-    const bool accepted_before = !state_.submissions.empty();
-    int number = state_.next_submission++;
+SlurmBatch::Submission SlurmBatch::shard(int number, const std::vector<std::string>& ids, json& shards) const {
     Submission sub{number, "", {}};
-    json shards = json::array();
     for (std::size_t i = 0; i < ids.size(); i += s_.shard_size) {
         Task t{int(sub.tasks.size()), {}};
         json shard = json::array();
@@ -206,19 +208,18 @@ bool SlurmBatch::submit(const std::vector<std::string>& ids) {
         sub.tasks.push_back(t);
         shards.push_back(shard);
     }
-    // sbatch refuses an array longer than the cluster allows with a bare "Invalid
-    // job array specification": name the limit and the option that fits under it.
-    if (std::size_t most = max_array_size(); most && sub.tasks.size() > most)
-        throw std::runtime_error(fmt::format("{} hand-ins make {} array tasks, more than this cluster's MaxArraySize of {} "
-                                             "(`scontrol show config`): use --shard-size {} or more",
-                                             ids.size(), sub.tasks.size(), most, (ids.size() + most - 1) / most));
+    return sub;
+}
+
+void SlurmBatch::write_plan(int number, const json& shards) {
     std::string policy_toml = files_.dir() + "/policy.toml";
     write_file_atomically(policy_toml, policy_to_toml(b_.grade.policy, "The policy this batch grades with: " +
                                                                            b_.grade.policy.source + "."));
-    json plan = {{"settings", plan_settings(b_, policy_toml)},
-                 {"shards", shards}};
+    json plan = {{"settings", plan_settings(b_, policy_toml)}, {"shards", shards}};
     write_file_atomically(files_.plan(number), plan.dump(2) + "\n");
+}
 
+void SlurmBatch::write_script(int number) {
     // The task runs the grader that submitted it, from the shared filesystem.
     std::string self = fs::read_symlink("/proc/self/exe").string();
     std::string script = fmt::format(
@@ -229,9 +230,11 @@ bool SlurmBatch::submit(const std::vector<std::string>& ids) {
         number, shell_quote(self), shell_quote(out_), number);
     write_file_atomically(files_.script(number), script);
     fs::permissions(files_.script(number), fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+}
 
+std::vector<std::string> SlurmBatch::sbatch_argv(int number, std::size_t tasks) const {
     std::vector<std::string> argv{"sbatch", "--parsable", "--job-name=perflab-grade",
-                                  fmt::format("--array=0-{}{}", sub.tasks.size() - 1,
+                                  fmt::format("--array=0-{}{}", tasks - 1,
                                               s_.array_limit ? fmt::format("%{}", s_.array_limit) : ""),
                                   "--output=" + files_.logs_dir() + "/%A_%a.out",
                                   fmt::format("--time={}", time_minutes()),
@@ -243,7 +246,24 @@ bool SlurmBatch::submit(const std::vector<std::string>& ids) {
     else argv.push_back(fmt::format("--cpus-per-task={}", s_.cpus_per_task));
     argv.insert(argv.end(), s_.sbatch_args.begin(), s_.sbatch_args.end());
     argv.push_back(files_.script(number));
-    Finished f = run_tool(argv);
+    return argv;
+}
+
+bool SlurmBatch::submit(const std::vector<std::string>& ids) {
+    if (ids.empty()) return true;
+    const bool accepted_before = !state_.submissions.empty();
+    int number = state_.next_submission++;
+    json shards = json::array();
+    Submission sub = shard(number, ids, shards);
+    // sbatch refuses an array longer than the cluster allows with a bare "Invalid
+    // job array specification": name the limit and the option that fits under it.
+    if (std::size_t most = max_array_size(); most && sub.tasks.size() > most)
+        throw std::runtime_error(fmt::format("{} hand-ins make {} array tasks, more than this cluster's MaxArraySize of {} "
+                                             "(`scontrol show config`): use --shard-size {} or more",
+                                             ids.size(), sub.tasks.size(), most, (ids.size() + most - 1) / most));
+    write_plan(number, shards);
+    write_script(number);
+    Finished f = run_tool(sbatch_argv(number, sub.tasks.size()));
     if (!f.exited_ok() && accepted_before) {
         tell_once(fmt::format("sbatch failed resubmitting hand-ins ({}); trying again while Slurm recovers "
                               "(every record so far is kept: Ctrl-C and the same command later resumes)",
@@ -264,7 +284,7 @@ bool SlurmBatch::submit(const std::vector<std::string>& ids) {
     state_.submissions.push_back(saved);
     save_state();
     run_->progress->note(fmt::format("submitted {} as Slurm job array {} ({})", counted(ids.size(), "hand-in"), sub.job,
-                                counted(sub.tasks.size(), "task")));
+                                     counted(sub.tasks.size(), "task")));
     active_.push_back(sub);
     return true;
 }
