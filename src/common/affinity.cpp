@@ -30,11 +30,11 @@ int last_allowed_cpu() {
 
 Pinning pin_to_one_cpu(std::optional<int> cpu) {
     cpu_set_t allowed;
-    if (!allowed_cpus(allowed)) return {-1, fmt::format("sched_getaffinity: {}", std::strerror(errno))};
+    if (!allowed_cpus(allowed)) return {-1, fmt::format("sched_getaffinity: {}", std::strerror(errno)), {}};
     int chosen = -1;
     if (cpu) {
         if (*cpu < 0 || *cpu >= CPU_SETSIZE || !CPU_ISSET(*cpu, &allowed))
-            return {-1, fmt::format("CPU {} is not one this process may run on", *cpu)};
+            return {-1, fmt::format("CPU {} is not one this process may run on", *cpu), {}};
         chosen = *cpu;
     } else {
         chosen = last_of(allowed);
@@ -42,9 +42,12 @@ Pinning pin_to_one_cpu(std::optional<int> cpu) {
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(chosen, &one);
+    std::vector<int> before;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &allowed)) before.push_back(c);
     if (sched_setaffinity(0, sizeof one, &one) != 0)
-        return {-1, fmt::format("sched_setaffinity({}): {}", chosen, std::strerror(errno))};
-    return {chosen, {}};
+        return {-1, fmt::format("sched_setaffinity({}): {}", chosen, std::strerror(errno)), before};
+    return {chosen, {}, before};
 }
 
 }  // namespace perflab

@@ -3,12 +3,14 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace perflab {
 
 struct Pinning {
     int cpu = -1;             // the CPU we run on, -1 when pinning failed
     std::string error;        // why it failed, for the report
+    std::vector<int> allowed; // the CPUs this process could run on before it pinned itself
 };
 
 // Pins the calling thread to one CPU it is allowed on (the last one in its mask,

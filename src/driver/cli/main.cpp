@@ -254,7 +254,7 @@ std::optional<int> prepare(Session& s) {
         s.run.simulation_geometry = describe_geometry(*s.geometry);
     }
     if (s.plan.model) {
-        s.model = std::make_unique<ModelRunner>(s.policy.model, s.hosts->reference().launch());
+        s.model = std::make_unique<ModelRunner>(s.policy.model, s.hosts->reference().launch(), s.pin.allowed);
         s.run.model = s.policy.model;
     }
     s.run.basis = s.policy.basis;

@@ -13,9 +13,10 @@ namespace perflab {
 namespace {
 
 // The [model] keys besides the [model.cycles] table, in the order they are written.
-constexpr std::array<std::string_view, 9> kModelKeys{"seed",       "line_bytes",      "l1d_bytes",
-                                                     "l1d_ways",   "ll_bytes",        "ll_ways",
-                                                     "l1d_miss_cycles", "ll_miss_cycles", "timing_bound"};
+constexpr std::array<std::string_view, 10> kModelKeys{"seed",           "line_bytes",      "l1d_bytes",
+                                                      "l1d_ways",       "ll_bytes",        "ll_ways",
+                                                      "l1d_miss_cycles", "ll_miss_cycles", "store_miss_factor",
+                                                      "timing_bound"};
 
 // [model.cycles]: the instruction classes, then the two per-access costs.
 std::vector<std::string_view> cycle_keys() {
@@ -106,6 +107,7 @@ MachineModel default_machine_model() {
     m.store_cycles = 1.0;
     m.l1d_miss_cycles = 12;
     m.ll_miss_cycles = 60;
+    m.store_miss_factor = 4;
     m.seed = 20261207;
     m.timing_bound = 4;
     return m;
@@ -125,6 +127,7 @@ MachineModel parse_machine_model(const toml::table& table, const std::string& so
     r.whole("ll_ways", m.ll.ways, 1, 1024, "16");
     r.cycles("l1d_miss_cycles", m.l1d_miss_cycles);
     r.cycles("ll_miss_cycles", m.ll_miss_cycles);
+    r.cycles("store_miss_factor", m.store_miss_factor);
     r.cycles("timing_bound", m.timing_bound);
     if (m.timing_bound < 1) r.fail("timing_bound", "must be at least 1 (the model may not exceed the timed speedup by less than nothing)");
     check_cache(source, "l1d", m.l1d, m.line_bytes);
@@ -150,9 +153,9 @@ std::string machine_model_toml(const MachineModel& m) {
     std::string out = fmt::format(
         "\n[model]\n# The model machine of basis = \"model\" (docs/model.md): never this machine's.\n"
         "seed = {}\nline_bytes = {}\nl1d_bytes = {}\nl1d_ways = {}\nll_bytes = {}\nll_ways = {}\n"
-        "l1d_miss_cycles = {}\nll_miss_cycles = {}\ntiming_bound = {}\n\n[model.cycles]\n",
+        "l1d_miss_cycles = {}\nll_miss_cycles = {}\nstore_miss_factor = {}\ntiming_bound = {}\n\n[model.cycles]\n",
         m.seed, m.line_bytes, m.l1d.bytes, m.l1d.ways, m.ll.bytes, m.ll.ways, m.l1d_miss_cycles, m.ll_miss_cycles,
-        m.timing_bound);
+        m.store_miss_factor, m.timing_bound);
     for (const auto& [key, cycles] : model_cycles(m)) out += fmt::format("{} = {}\n", key, cycles);
     return out;
 }
@@ -160,9 +163,10 @@ std::string machine_model_toml(const MachineModel& m) {
 std::string describe_machine_model(const MachineModel& m) {
     std::vector<std::string> costs;
     for (const auto& [key, cycles] : model_cycles(m)) costs.push_back(fmt::format("{} {}", key, cycles));
-    return fmt::format("L1d {} {}-way, LL {} {}-way, {} B lines; miss {} cycles at L1d, +{} at LL; cycles: {}; seed {}",
+    return fmt::format("L1d {} {}-way, LL {} {}-way, {} B lines; miss {} cycles at L1d, +{} at LL, x{} for a store; "
+                       "cycles: {}; seed {}",
                        size_text(m.l1d.bytes), m.l1d.ways, size_text(m.ll.bytes), m.ll.ways, m.line_bytes,
-                       m.l1d_miss_cycles, m.ll_miss_cycles, fmt::join(costs, ", "), m.seed);
+                       m.l1d_miss_cycles, m.ll_miss_cycles, m.store_miss_factor, fmt::join(costs, ", "), m.seed);
 }
 
 }  // namespace perflab

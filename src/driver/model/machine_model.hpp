@@ -33,6 +33,10 @@ struct MachineModel {
     double store_cycles = 0;  // per data write
     double l1d_miss_cycles = 0;  // a data access that misses L1d and hits LL
     double ll_miss_cycles = 0;   // ... and misses LL too (added to the L1d miss's)
+    // A data write's misses cost this many times a read's: the hardware's prefetchers
+    // follow a strided stream of loads, not of stores, and a written line goes back
+    // dirty (docs/model.md).
+    double store_miss_factor = 1;
     // The modelled runs' inputs come from this seed. Published, a kernel could
     // recognise them and copy a stored answer: a course sets its own (docs/model.md).
     std::uint32_t seed = 0;

@@ -23,7 +23,9 @@ std::variant<double, ModelFlag> modelled_cycles(const CallgrindProfile& profile,
     }
     const CacheCounts& t = profile.total;
     cycles += double(t.Dr) * model.load_cycles + double(t.Dw) * model.store_cycles;
-    cycles += double(t.D1mr + t.D1mw) * model.l1d_miss_cycles + double(t.DLmr + t.DLmw) * model.ll_miss_cycles;
+    const double f = model.store_miss_factor;
+    cycles += (double(t.D1mr) + f * double(t.D1mw)) * model.l1d_miss_cycles +
+              (double(t.DLmr) + f * double(t.DLmw)) * model.ll_miss_cycles;
     return cycles;
 }
 

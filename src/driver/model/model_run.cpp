@@ -1,8 +1,14 @@
 #include "model_run.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <thread>
 #include <vector>
 
 #include "callgrind_profile.hpp"
@@ -31,7 +37,8 @@ std::string as_bytes(const std::vector<pixel>& image) {
 
 }  // namespace
 
-ModelRunner::ModelRunner(MachineModel model, HostLaunch reference) : model_(std::move(model)), reference_(std::move(reference)) {}
+ModelRunner::ModelRunner(MachineModel model, HostLaunch reference, std::vector<int> cpus)
+    : model_(std::move(model)), reference_(std::move(reference)), cpus_(std::move(cpus)) {}
 
 std::variant<const ModelRunner::HostCode*, SimulationError> ModelRunner::code(const std::string& executable) {
     auto& slot = code_[executable];
@@ -59,10 +66,8 @@ std::variant<const ModelRunner::HostCode*, SimulationError> ModelRunner::code(co
     return slot.get();
 }
 
-ModelRunner::Cycles ModelRunner::cycles_per_pixel(const HostLaunch& host, const HostFunction& fn, int dim) {
-    auto listed = code(host.executable);
-    if (auto* err = std::get_if<SimulationError>(&listed)) return *err;
-    const HostCode& hc = *std::get<const HostCode*>(listed);
+ModelRunner::Cycles ModelRunner::cycles_per_pixel(const HostLaunch& host, const HostCode& hc, const HostFunction& fn,
+                                                  int dim) const {
     if (hc.refusal) return ModelFlag{*hc.refusal};
     const std::vector<pixel> src = model_input(model_, dim);
     CallgrindRun run;
@@ -98,27 +103,61 @@ ModelRunner::Cycles ModelRunner::cycles_per_pixel(const HostLaunch& host, const 
     return std::get<double>(cycles) / (double(dim) * double(dim));
 }
 
+std::optional<SimulationError> ModelRunner::simulate(std::vector<Simulation>& runs) {
+    std::vector<const HostCode*> codes;
+    for (const auto& r : runs) {
+        auto listed = code(r.host->executable);
+        if (auto* err = std::get_if<SimulationError>(&listed)) return *err;
+        codes.push_back(std::get<const HostCode*>(listed));
+    }
+    std::atomic<std::size_t> next{0};
+    auto worker = [&](std::size_t k) {
+        // The driver pinned itself to its timing CPU; a simulation may run on any of
+        // those it could run on before, one per worker.
+        if (!cpus_.empty()) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpus_[k % cpus_.size()], &one);
+            pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+        }
+        for (std::size_t i; (i = next++) < runs.size();)
+            runs[i].cycles = cycles_per_pixel(*runs[i].host, *codes[i], runs[i].fn, runs[i].dim);
+    };
+    std::vector<std::thread> workers;
+    for (std::size_t k = 0; k < std::min(runs.size(), std::max<std::size_t>(1, cpus_.size())); ++k)
+        workers.emplace_back(worker, k);
+    for (auto& w : workers) w.join();
+    return std::nullopt;
+}
+
 std::optional<SimulationError> ModelRunner::measure(const HostLaunch& host, const HostFunction& fn,
                                                     VariantResult& result) {
     if (!result.correct || result.dims.empty()) return std::nullopt;
+    // The oracle's dims not modelled yet, then the variant's: all at once.
+    std::vector<Simulation> runs;
+    for (const auto& d : result.dims)
+        if (!oracle_.count({fn.kernel, d.dim})) runs.push_back({&reference_, {fn.kernel, kOracleIndex, 0}, d.dim, 0.0});
+    const std::size_t oracle_runs = runs.size();
+    for (const auto& d : result.dims) runs.push_back({&host, fn, d.dim, 0.0});
+    if (auto err = simulate(runs)) return err;
+    for (std::size_t i = 0; i < oracle_runs; ++i) {
+        const Cycles& oracle = runs[i].cycles;
+        if (auto* err = std::get_if<SimulationError>(&oracle)) return *err;
+        if (auto* flag = std::get_if<ModelFlag>(&oracle))
+            return SimulationError{"the driver's own oracle cannot be modelled: " + flag->reason};
+        oracle_[{fn.kernel, runs[i].dim}] = std::get<double>(oracle);
+    }
     std::vector<double> speedups;
-    for (auto& d : result.dims) {
-        auto key = std::make_pair(fn.kernel, d.dim);
-        if (!oracle_.count(key)) {
-            auto oracle = cycles_per_pixel(reference_, {fn.kernel, kOracleIndex, 0}, d.dim);
-            if (auto* err = std::get_if<SimulationError>(&oracle)) return *err;
-            if (auto* flag = std::get_if<ModelFlag>(&oracle))
-                return SimulationError{"the driver's own oracle cannot be modelled: " + flag->reason};
-            oracle_[key] = std::get<double>(oracle);
-        }
-        auto mine = cycles_per_pixel(host, fn, d.dim);
+    for (std::size_t i = 0; i < result.dims.size(); ++i) {
+        auto& d = result.dims[i];
+        const Cycles& mine = runs[oracle_runs + i].cycles;
         if (auto* err = std::get_if<SimulationError>(&mine)) return *err;
         if (auto* flag = std::get_if<ModelFlag>(&mine)) {
             result.model_flag = flag->reason;
             for (auto& other : result.dims) other.model.reset();
             return std::nullopt;
         }
-        const double oracle = oracle_[key], cycles = std::get<double>(mine);
+        const double oracle = oracle_[{fn.kernel, d.dim}], cycles = std::get<double>(mine);
         d.model = ModelFigures{cycles, oracle, oracle / cycles};
         speedups.push_back(oracle / cycles);
     }

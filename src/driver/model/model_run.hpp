@@ -21,7 +21,9 @@ namespace perflab {
 
 class ModelRunner {
 public:
-    ModelRunner(MachineModel model, HostLaunch reference);
+    // The simulations run on `cpus` at once, one each (none: one at a time, where
+    // this thread may run): their figures do not depend on what else runs.
+    ModelRunner(MachineModel model, HostLaunch reference, std::vector<int> cpus = {});
 
     // Fills the model figures of a correct variant's dims, and its model mean speedup
     // or model_flag (after its timing, which the timing bound compares against). An
@@ -32,16 +34,26 @@ public:
 
 private:
     using Cycles = std::variant<double, ModelFlag, SimulationError>;
-    Cycles cycles_per_pixel(const HostLaunch& host, const HostFunction& fn, int dim);
     // A host's code, and why none of its variants can be modelled, if so.
     struct HostCode {
         Disassembly code;
         std::optional<std::string> refusal;
     };
     std::variant<const HostCode*, SimulationError> code(const std::string& executable);
+    // One modelled call, safe to run beside others once code() listed the host.
+    Cycles cycles_per_pixel(const HostLaunch& host, const HostCode& hc, const HostFunction& fn, int dim) const;
+    // What measure() simulates: each at once, where cpus_ allow.
+    struct Simulation {
+        const HostLaunch* host;
+        HostFunction fn;
+        int dim;
+        Cycles cycles;
+    };
+    std::optional<SimulationError> simulate(std::vector<Simulation>& runs);
 
     MachineModel model_;
     HostLaunch reference_;
+    std::vector<int> cpus_;
     std::map<std::string, std::unique_ptr<HostCode>> code_;  // by executable
     std::map<std::pair<Kernel, int>, double> oracle_;           // cycles per pixel
 };

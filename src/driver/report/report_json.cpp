@@ -23,6 +23,7 @@ json model_json(const MachineModel& m) {
             {"ll", {{"bytes", m.ll.bytes}, {"ways", m.ll.ways}}},
             {"l1d_miss_cycles", m.l1d_miss_cycles},
             {"ll_miss_cycles", m.ll_miss_cycles},
+            {"store_miss_factor", m.store_miss_factor},
             {"cycles", cycles},
             {"seed", m.seed},
             {"timing_bound", m.timing_bound}};
