@@ -876,6 +876,32 @@ TEST_CASE("explain: variable-divisor names the division it found, and not an ind
     CHECK(sites[0]["per_px"].get<double>() >= 0.5);
 }
 
+TEST_CASE("explain: the headline points are the grade's, from the dimensions ./driver scores at", "[explain]") {
+    const std::string exe = build_driver("tests/fixtures/explain/blocked.c");
+    const std::string dir = scratch_dir("explain-grade");
+    write_file(dir + "/policy.toml", "[rotate]\nmax_points = 50\ncurve = [[1.0, 0], [2.5, 50]]\ndims = [64, 96]\n"
+                                     "[smooth]\nmax_points = 50\ncurve = [[1.0, 0], [3.5, 50]]\n");
+    auto r = run({exe, "-t", "--explain", "--kernel", "rotate", "--max-samples", "3", "--policy", dir + "/policy.toml",
+                  "--json", dir + "/explain.json", "--html", dir + "/explain.html"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json report = json::parse(read_file(dir + "/explain.json"));
+    // Explain compares at 256; the grade is the policy's dims, as ./driver scores it.
+    CHECK(report["measurements"]["rotate"]["dim"] == 256);
+    REQUIRE(report["grade"].size() == 1);
+    const json& grade = report["grade"][0];
+    CHECK(grade["kernel"] == "rotate");
+    CHECK(grade["dims"] == json::array({64, 96}));
+    CHECK(grade["max_points"] == 50);
+    REQUIRE(grade["points"].is_number());
+    CHECK_THAT(r.out, Catch::Contains("Grade (as ./driver scores it)") && Catch::Contains("at 64, 96"));
+    // The page's headline carries those points, not points from 256 alone.
+    const std::string page = read_file(dir + "/explain.html");
+    const auto at = page.find("\"total_points\":");
+    REQUIRE(at != std::string::npos);
+    CHECK(page.substr(at, 40).find("null") == std::string::npos);
+}
+
 TEST_CASE("explain: a figure within the call's noise is named as such, with what it means", "[explain]") {
     perflab::ExplainData data;
     perflab::KernelEvidence e;

@@ -117,6 +117,7 @@ struct Session {
     RunResult run;
     ScoringPolicy policy = default_policy();
     Plan plan;
+    std::optional<Plan> grade_plan;  // --explain: rotate()/smooth() as ./driver scores them, when its own timings are not
     std::unique_ptr<Clock> clock;
     HostTiming timing;
     std::unique_ptr<PmuHostCounters> counters;
@@ -128,6 +129,26 @@ struct Session {
 
     MeasuringTools tools() { return {*hosts, timing, *clearer, *inputs, counters.get()}; }
 };
+
+// The dimensions ./driver scores at: --dims when given, else the policy's, else the lab's.
+Options with_grade_dims(Options o, const ScoringPolicy& policy) {
+    if (o.dims_chosen) return o;
+    if (!policy.rotate.dims.empty()) o.rotate_dims = policy.rotate.dims;
+    if (!policy.smooth.dims.empty()) o.smooth_dims = policy.smooth.dims;
+    return o;
+}
+
+// What ./driver scores, planned as it plans it: rotate()/smooth() alone, at its dims.
+Plan grade_plan(const Options& opt, const Session& s, const std::optional<BaselineFile>& baseline, bool model) {
+    Options o = with_grade_dims(opt, s.policy);
+    o.explain = false;
+    o.variants.clear();
+    o.model = model;
+    Plan plan = make_plan(o, s.registry, s.student, baseline);
+    for (auto& kp : plan.kernels)
+        std::erase_if(kp.variants, [&](const Variant& v) { return v.address != kp.graded_address; });
+    return plan;
+}
 
 // Sets the session up; returns the exit status when the driver must stop here
 // (an error, or -q after the dump).
@@ -216,14 +237,14 @@ std::optional<int> prepare(Session& s) {
         if (opt.policy_file) s.policy = load_policy(*opt.policy_file);
         Options effective = opt;
         if (opt.calibrate) effective.variants.clear();
-        if (opt.explain) effective = explain_options(opt);
-        if (!opt.dims_chosen && !opt.explain) {  // explain times one dimension of its own
-            if (!s.policy.rotate.dims.empty()) effective.rotate_dims = s.policy.rotate.dims;
-            if (!s.policy.smooth.dims.empty()) effective.smooth_dims = s.policy.smooth.dims;
-        }
+        if (opt.explain) effective = explain_options(opt);  // explain times one dimension of its own
+        else effective = with_grade_dims(effective, s.policy);
         // The grade is the model's: the student sees it without asking.
         effective.model = opt.model || s.policy.basis == Basis::model;
         s.plan = make_plan(effective, s.registry, s.student, baseline);
+        // Explain's own timings are the grade's only at --dims on a timing basis.
+        if (opt.explain && (!opt.dims_chosen || effective.model))
+            s.grade_plan = grade_plan(opt, s, baseline, effective.model);
     } catch (const std::exception& e) {
         return fail(argv0, e.what());
     }
@@ -284,11 +305,45 @@ int calibrate_mode(Session& s) {
     return 0;
 }
 
+// The machine model's figures of a variant just timed; a failure is said once.
+void model_variant(Session& s, const Variant& v, VariantResult& vr) {
+    if (!s.model || s.run.model_unavailable) return;
+    const KernelHost& host = v.in_reference_host() ? s.hosts->reference() : s.hosts->student();
+    if (auto err = s.model->measure(host.launch(), v.host_function(), vr)) {
+        s.run.model_unavailable = err->message;
+        std::fprintf(stderr, "%s: the machine model failed: %s\n", s.argv0, err->message.c_str());
+    }
+}
+
+// What ./driver would score, for --explain's headline: rotate()/smooth() at the dims
+// it scores at (explain's own timings when those are the grade's), scored by the
+// policy. Nothing when that timing failed: the findings stand without it.
+std::optional<RunResult> grade_of(Session& s, const ExplainData& data) {
+    RunResult scored = s.run;
+    if (s.grade_plan) {
+        Runner runner(*s.grade_plan, s.tools());
+        RunnerObserver observer;
+        observer.measured = [&](const KernelPlan&, const Variant& v, VariantResult& vr) { model_variant(s, v, vr); };
+        try {
+            scored.kernels = runner.run(observer);
+        } catch (const HostError& e) {
+            std::fprintf(stderr, "%s: timing rotate()/smooth() for the grade failed: %s\n", s.argv0, e.what());
+            return std::nullopt;
+        }
+    } else {
+        for (const auto& k : data.kernels) scored.kernels.push_back(k.result);
+    }
+    score_run(scored, s.policy);
+    return scored;
+}
+
 // --explain: measured and judged by the explain module; its text and JSON are its
 // own. The page, when asked for, shows its findings beside the charts of the
-// figures it measured.
+// figures it measured, and the grade's points.
 int explain_mode(Session& s) {
-    const ExplainData data = measure_for_explain({s.plan, s.registry, s.student, s.run, s.tools()});
+    ExplainData data = measure_for_explain({s.plan, s.registry, s.student, s.run, s.tools()});
+    const std::optional<RunResult> grade = grade_of(s, data);
+    if (grade) data.grade = grade_lines(*grade);
     const std::vector<Finding> findings = explain_checks(data);
     const std::string explain = explain_json(data, findings);
     const auto& json_path = s.opt.json_path;
@@ -300,14 +355,17 @@ int explain_mode(Session& s) {
             RunResult run = s.run;
             for (const auto& k : data.kernels) run.kernels.push_back(k.result);
             score_run(run, s.policy);
-            // Points are for what a run of the driver would time: a function only
-            // --explain timed (unregistered, the oracle, a reference) earns none, and
-            // none at all unless --dims were given: the grade is the lab's dimensions',
-            // not --explain's one comparison dimension.
+            // A variant's points are for what a run of the driver would time: none for a
+            // function only --explain timed (unregistered, the oracle, a reference), and
+            // none at all unless --dims were given (explain's one comparison dimension is
+            // not what the grade is made of). The headline is the grade's.
             const bool grade_dims = s.opt.dims_chosen;
-            if (!grade_dims) run.total_points.reset();
+            run.total_points = grade ? grade->total_points : std::nullopt;
             for (std::size_t k = 0; k < data.kernels.size(); ++k) {
-                if (!grade_dims) run.kernels[k].points.reset();
+                run.kernels[k].points.reset();
+                if (grade)
+                    for (const auto& gk : grade->kernels)
+                        if (gk.kernel == run.kernels[k].kernel) run.kernels[k].points = gk.points;
                 for (std::size_t i = 0; i < run.kernels[k].variants.size(); ++i) {
                     auto& v = run.kernels[k].variants[i];
                     if (!grade_dims || (!v.graded && !data.kernels[k].registered(i))) v.points.reset();
@@ -360,11 +418,7 @@ int run_mode(Session& s) {
                     s.run.simulation_unavailable = err->message;
                     std::fprintf(stderr, "%s: cache simulation failed: %s\n", argv0, err->message.c_str());
                 }
-            if (s.model && !s.run.model_unavailable)
-                if (auto err = s.model->measure(host.launch(), v.host_function(), vr)) {
-                    s.run.model_unavailable = err->message;
-                    std::fprintf(stderr, "%s: the machine model failed: %s\n", argv0, err->message.c_str());
-                }
+            model_variant(s, v, vr);
         };
     try {
         s.run.kernels = runner.run(observer);

@@ -100,8 +100,21 @@ struct KernelEvidence {
     bool registered(std::size_t i) const;
 };
 
+// The headline: what ./driver scores, from rotate()/smooth() timed (or modelled) at
+// the dimensions it scores at, never from explain's one comparison dimension.
+struct GradeLine {
+    Kernel kernel = Kernel::rotate;
+    std::vector<int> dims;
+    std::string function;                // the graded variant's name
+    std::optional<double> mean_speedup;  // none: it failed, or was not timed at every dim
+    std::optional<double> points;
+    double max_points = 0;
+};
+std::vector<GradeLine> grade_lines(const RunResult& scored);
+
 struct ExplainData {
     std::vector<KernelEvidence> kernels;
+    std::vector<GradeLine> grade;  // empty: not scored
     std::string figures_source;                      // "" when there are no miss figures
     std::optional<std::string> figures_unavailable;  // why not
     bool geometry_given = false;                     // simulated with --cache-geometry, not this machine's
@@ -143,6 +156,7 @@ struct SummaryLine {
 };
 std::vector<SummaryLine> explain_summary(const ExplainData& data, const std::vector<Finding>& findings);
 std::string summary_text(const std::vector<SummaryLine>& summary);
+std::string grade_text(const std::vector<GradeLine>& grade);
 
 std::string explain_text(const ExplainData& data, const std::vector<Finding>& findings);
 std::string explain_json(const ExplainData& data, const std::vector<Finding>& findings);

@@ -117,6 +117,7 @@ std::string explain_text(const ExplainData& data, const std::vector<Finding>& fi
     out += fmt::format("\nPer-pixel figures: {}\n\n",
                        data.figures_source.empty() ? "none (" + data.figures_unavailable.value_or("?") + ")"
                                                    : data.figures_source);
+    out += grade_text(data.grade);
     out += summary_text(explain_summary(data, findings));
     std::vector<const Finding*> fine;
     for (const auto& f : findings) {
@@ -153,6 +154,14 @@ std::string explain_json(const ExplainData& data, const std::vector<Finding>& fi
     }
     ordered_json kernels = ordered_json::object();
     for (const auto& e : data.kernels) kernels[std::string(kernel_name(e.kernel))] = kernel_json(e);
+    ordered_json grade = ordered_json::array();
+    for (const auto& g : data.grade)
+        grade.push_back({{"kernel", std::string(kernel_name(g.kernel))},
+                         {"function", g.function},
+                         {"dims", g.dims},
+                         {"mean_speedup", g.mean_speedup ? ordered_json(*g.mean_speedup) : ordered_json()},
+                         {"points", g.points ? ordered_json(*g.points) : ordered_json()},
+                         {"max_points", g.max_points}});
     ordered_json summary = ordered_json::array();
     for (const auto& l : explain_summary(data, findings))
         summary.push_back({{"kernel", l.kernel ? ordered_json(std::string(kernel_name(*l.kernel))) : ordered_json()},
@@ -161,6 +170,7 @@ std::string explain_json(const ExplainData& data, const std::vector<Finding>& fi
                            {"fix", l.fix},
                            {"more_problems", l.more_problems}});
     ordered_json j{{"schema", "perflab-explain-1"},
+                   {"grade", grade},
                    {"summary", summary},
                    {"figures_source", data.figures_source},
                    {"reference_kernels", data.reference_kernels},

@@ -52,6 +52,30 @@ std::vector<SummaryLine> explain_summary(const ExplainData& data, const std::vec
     return out;
 }
 
+std::vector<GradeLine> grade_lines(const RunResult& scored) {
+    std::vector<GradeLine> out;
+    for (const auto& k : scored.kernels)
+        for (const auto& v : k.variants) {
+            if (!v.graded) continue;
+            const bool by_model = scored.basis == Basis::model;
+            std::optional<double> speedup = by_model ? v.model_mean_speedup : std::nullopt;
+            if (!by_model && v.complete()) speedup = v.mean_speedup;
+            out.push_back({k.kernel, k.dims, v.name, speedup, k.points, k.max_points});
+        }
+    return out;
+}
+
+std::string grade_text(const std::vector<GradeLine>& grade) {
+    if (grade.empty()) return "";
+    std::string out = "Grade (as ./driver scores it):\n";
+    for (const auto& g : grade)
+        out += fmt::format("  {}: {} of {:g} points, {} at {}\n", kernel_name(g.kernel),
+                           g.points ? fmt::format("{:.1f}", *g.points) : std::string("no"), g.max_points,
+                           g.mean_speedup ? fmt::format("mean speedup {:.2f}", *g.mean_speedup) : std::string("no speedup"),
+                           fmt::join(g.dims, ", "));
+    return out + "\n";
+}
+
 std::string summary_text(const std::vector<SummaryLine>& summary) {
     std::string out = "Summary:\n";
     for (const auto& s : summary) {
