@@ -1,5 +1,6 @@
 #include "affinity.hpp"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <cerrno>
@@ -22,6 +23,13 @@ int last_of(const cpu_set_t& allowed) {
 }
 
 }  // namespace
+
+bool pin_this_thread(int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+}
 
 int last_allowed_cpu() {
     cpu_set_t allowed;

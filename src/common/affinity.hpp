@@ -17,6 +17,10 @@ struct Pinning {
 // which on most systems takes fewer device interrupts than CPU 0), or to `cpu`.
 Pinning pin_to_one_cpu(std::optional<int> cpu = std::nullopt);
 
+// Pins the calling thread (not the process) to `cpu`: a worker of several that must
+// not share one. False when the system refuses.
+bool pin_this_thread(int cpu);
+
 // The CPU pin_to_one_cpu() chooses by default, -1 when the mask cannot be read.
 int last_allowed_cpu();
 

@@ -1,7 +1,7 @@
 #include "batch_schedule.hpp"
 
-#include <pthread.h>
-#include <sched.h>
+#include "common/affinity.hpp"
+#include "common/cpu_activity.hpp"
 
 #include <exception>
 #include <fmt/format.h>
@@ -12,18 +12,8 @@
 
 namespace perflab::grader {
 
-std::vector<int> allowed_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    std::vector<int> cpus;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    return cpus;
-}
-
 Schedule schedule_for(Basis basis, std::size_t jobs) {
-    if (basis == Basis::model) return {jobs ? jobs : std::max<std::size_t>(1, allowed_cpus().size()), false};
+    if (basis == Basis::model) return {jobs ? jobs : std::max<std::size_t>(1, allowed_cpu_list().size()), false};
     if (jobs > 1)
         throw std::runtime_error(fmt::format("--jobs {} needs basis = \"model\" in the policy: timed grades need a quiet "
                                              "core, so the timing basis grades one hand-in at a time",
@@ -82,14 +72,9 @@ void grade_in_parallel(const std::vector<Handin>& todo, const GradeSettings& set
     std::mutex lock;
     std::size_t next = 0, running = 0, turn = 0;
     std::exception_ptr failure;
-    const std::vector<int> cpus = allowed_cpus();
+    const std::vector<int> cpus = allowed_cpu_list();
     auto worker = [&](std::size_t k) {
-        if (!cpus.empty()) {
-            cpu_set_t one;
-            CPU_ZERO(&one);
-            CPU_SET(cpus[k % cpus.size()], &one);
-            pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-        }
+        if (!cpus.empty()) pin_this_thread(cpus[k % cpus.size()]);
         for (;;) {
             std::size_t i = 0;
             std::string baseline;

@@ -48,8 +48,6 @@ struct ScheduleHooks {
 // CPU this process may run on under the model basis). Throws std::runtime_error
 // (one line, cause and remedy) for more than one job under the timing basis.
 Schedule schedule_for(Basis basis, std::size_t jobs);
-// The CPUs this process may run on, in order.
-std::vector<int> allowed_cpus();
 
 // Grades every hand-in of `todo` under `settings`, each in its own directory under
 // `work_root`. Rethrows the first exception a hook threw, once every worker stopped.

@@ -107,7 +107,7 @@ MachineModel default_machine_model() {
     m.store_cycles = 1.0;
     m.l1d_miss_cycles = 12;
     m.ll_miss_cycles = 60;
-    m.store_miss_factor = 4;
+    m.store_miss_factor = 6;
     m.seed = 20261207;
     m.timing_bound = 4;
     return m;

@@ -1,8 +1,5 @@
 #include "model_run.hpp"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -12,6 +9,7 @@
 #include <vector>
 
 #include "callgrind_profile.hpp"
+#include "common/affinity.hpp"
 #include "common/client_request.hpp"
 #include "common/statistics.hpp"
 #include "driver/core/input_generator.hpp"
@@ -114,12 +112,7 @@ std::optional<SimulationError> ModelRunner::simulate(std::vector<Simulation>& ru
     auto worker = [&](std::size_t k) {
         // The driver pinned itself to its timing CPU; a simulation may run on any of
         // those it could run on before, one per worker.
-        if (!cpus_.empty()) {
-            cpu_set_t one;
-            CPU_ZERO(&one);
-            CPU_SET(cpus_[k % cpus_.size()], &one);
-            pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-        }
+        if (!cpus_.empty()) pin_this_thread(cpus_[k % cpus_.size()]);
         for (std::size_t i; (i = next++) < runs.size();)
             runs[i].cycles = cycles_per_pixel(*runs[i].host, *codes[i], runs[i].fn, runs[i].dim);
     };
