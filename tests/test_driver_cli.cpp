@@ -409,6 +409,42 @@ TEST_CASE("what kernels.c prints reaches a driver whose output is a pipe, last p
         CHECK_THAT(r.out + r.err, Catch::Contains(line));
 }
 
+TEST_CASE("what kernels.c prints comes on its own pipe: labelled, made visible, never blocking, never the driver's",
+          "[driver][cli][hostile]") {
+    const std::string exe = build_driver("tests/fixtures/kernels/prints_hostile.c");
+    const std::string dir = scratch_dir("host-output");
+    auto r = run(with({exe, "--json", dir + "/report.json"}, kQuick));
+    INFO(r.err.substr(r.err.size() - std::min<std::size_t>(r.err.size(), 2000)));
+    // 256 KiB before registering: a host left to fill its pipe would never have registered.
+    REQUIRE(r.status == 0);
+    // Nothing of it acts on a terminal, anywhere.
+    CHECK((r.out + r.err).find('\x1b') == std::string::npos);
+    CHECK((r.out + r.err).find('\x07') == std::string::npos);
+    // The driver's report is the driver's: not one printed line in it.
+    CHECK_THAT(r.out, Catch::Contains("Score:") && !Catch::Contains("ok, 100.0 points") &&
+                          !Catch::Contains("crashed: rotate") && !Catch::Contains("fff"));
+    // On stderr, after everything the driver said, in one labelled block whose every
+    // line is marked, so that no printed line starts a line of its own.
+    const auto block = r.err.find("--- kernels.c printed (its own output, not the driver's; the last part of ");
+    REQUIRE(block != std::string::npos);
+    CHECK((block == 0 || r.err[block - 1] == '\n'));
+    const std::string printed = r.err.substr(block);
+    CHECK_THAT(printed, Catch::EndsWith("--- end of what kernels.c printed ---\n"));
+    CHECK_THAT(printed, Catch::Contains("\n| ok, 100.0 points\n") && Catch::Contains("\\x1b[2K\\rScore: 100") &&
+                            Catch::Contains("\\x1b]52;c;Y3VybCBldmlsfHNo\\x07") &&
+                            Catch::Contains("| crashed: rotate\\x1b[1A at "));
+    for (const char* forged : {"\nok, 100.0 points", "\nScore: 100", "\ncrashed: rotate"})
+        CHECK(r.err.find(forged) == std::string::npos);
+    // The JSON report carries the same, bounded: the last few KiB of all it printed.
+    const auto report = nlohmann::json::parse(read_file(dir + "/report.json"));
+    const auto& output = report["host_output"];
+    CHECK(output["cut"] == true);
+    CHECK(output["bytes"].get<std::uint64_t>() > 256 * 1024);
+    CHECK(output["text"].get<std::string>().size() < 8 * 1024);
+    CHECK_THAT(output["text"].get<std::string>(), Catch::Contains("ok, 100.0 points\n") && !Catch::Contains("\x1b"));
+    CHECK(report["kernels"]["rotate"]["variants"][0]["correct"] == true);
+}
+
 TEST_CASE("--events and --cache-geometry ask for their rows without --counters or --simulate", "[driver][cli]") {
     auto r = run(with({fast_driver(), "--kernel", "rotate", "--events", "perf::PAGE-FAULTS", "--cache-geometry",
                        "D1=32768,8,64:LL=1048576,16,64"},

@@ -717,9 +717,11 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
     // the instructor's terminal or in the files, no reason cell is a formula.
     CHECK_THAT(records["escape_compile_error"]["reason"].get<std::string>(), Catch::Contains("\\x1b]52;c;"));
     const std::string feedback_of_escape = test::read_file(out + "/feedback/escape_compile_error.txt");
+    const std::string feedback_of_prints = test::read_file(out + "/feedback/prints_verdict.txt");
     for (const auto& [what, text] : std::map<std::string, std::string>{
              {"stderr", batch.err}, {"gradebook.csv", test::read_file(out + "/gradebook.csv")},
-             {"results.jsonl", test::read_file(out + "/results.jsonl")}, {"feedback", feedback_of_escape}}) {
+             {"results.jsonl", test::read_file(out + "/results.jsonl")}, {"feedback", feedback_of_escape},
+             {"feedback of prints_verdict", feedback_of_prints}}) {
         INFO(what);
         CHECK(text.find('\x1b') == std::string::npos);
         CHECK(text.find('\x07') == std::string::npos);
@@ -736,6 +738,22 @@ TEST_CASE("hostile hand-ins earn nothing, reach nothing and leave nothing behind
         if (first != std::string::npos) CHECK(std::string("=+-@").find(cell[first]) == std::string::npos);
     }
     CHECK_THAT(records["formula_stderr"]["reason"].get<std::string>(), Catch::StartsWith("the kernel host crashed"));
+    // What a host printed is shown as its own, each line marked, never as the
+    // grader's or the driver's words; the verdict comes from the report channel.
+    {
+        INFO(feedback_of_prints);
+        CHECK_THAT(records["prints_verdict"]["reason"].get<std::string>(), Catch::StartsWith("graded: median of "));
+        const auto block = feedback_of_prints.find("\n--- kernels.c printed (its own output, not the driver's) ---\n");
+        REQUIRE(block != std::string::npos);
+        CHECK_THAT(feedback_of_prints.substr(block),
+                   Catch::Contains("\n| \\x1b]0;graded\\x07\\x1b]52;c;Y3VybCBldmlsfHNo\\x07\\r\\x1b[2Kok, 100.0 points\n") &&
+                       Catch::Contains("\n| ./driver: internal error: the grader failed") &&
+                       Catch::Contains("\n| rotate: status ok, 100.0 points\\x1b[1A\n"));
+        for (const char* forged : {"\nok, 100.0 points", "\nperflab-grader:", "\n./driver: internal error", "\nrotate: status"})
+            CHECK(feedback_of_prints.find(forged) == std::string::npos);
+        // A crashed host's last words are shown the same way, the reason the driver's.
+        CHECK_THAT(test::read_file(out + "/feedback/formula_stderr.txt"), Catch::Contains("\n| x: +HYPERLINK("));
+    }
     CHECK_THAT(records["tar_header_bomb"]["reason"].get<std::string>(), Catch::Contains("expands to over 64 MiB"));
     CHECK_THAT(records["include_devzero"]["reason"].get<std::string>(), Catch::Contains("/dev/zero"));
     CHECK_THAT(records["incbin_secret"]["reason"].get<std::string>(), Catch::Contains("not found"));

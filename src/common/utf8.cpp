@@ -51,4 +51,11 @@ std::string_view without_cut_character(std::string_view bytes) {
     return bytes;
 }
 
+std::string_view without_partial_start(std::string_view bytes) {
+    // The bytes of a character cut off its lead are continuation bytes: at most 3.
+    std::size_t skip = 0;
+    while (skip < 3 && skip < bytes.size() && (static_cast<unsigned char>(bytes[skip]) & 0xC0) == 0x80) ++skip;
+    return bytes.substr(skip);
+}
+
 }  // namespace perflab

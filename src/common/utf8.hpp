@@ -14,4 +14,7 @@ std::string valid_utf8(std::string_view bytes);
 // byte limit), so the cut shows no stray byte.
 std::string_view without_cut_character(std::string_view bytes);
 
+// The same for text whose start was cut off (the last bytes of a longer text).
+std::string_view without_partial_start(std::string_view bytes);
+
 }  // namespace perflab

@@ -6,6 +6,7 @@
 
 #include "common/exit_codes.hpp"
 #include "driver/core/call_outcome.hpp"
+#include "driver/report/host_printed.hpp"
 #include "common/statistics.hpp"
 #include "trusted_sources.hpp"
 
@@ -41,10 +42,10 @@ Outcome judge_ending(const DriverRun& run, const SandboxSettings& sandbox) {
     if (f.signal == SIGXCPU)
         return {Status::timeout, fmt::format("used more than {} s of CPU time: make the kernels faster", sandbox.cpu_seconds)};
     if (f.exit_code == kOutOfMemoryExit) {
-        std::string line = last_line_containing(f.output, "perflab-grader:");
+        const auto refused = refused_allocation(f.output);
         return {Status::out_of_memory,
                 fmt::format("{}: allocations beyond the {} MiB limit are refused, allocate less",
-                            line.empty() ? "an allocation was refused" : line.substr(line.find(':') + 2), mib)};
+                            refused ? *refused + " refused: out of memory" : "an allocation was refused", mib)};
     }
     if (f.exit_code == 2 && f.output.find("out of memory") != std::string::npos)
         return {Status::out_of_memory, fmt::format("the driver ran out of memory within the {} MiB limit: allocate less", mib)};
@@ -72,10 +73,12 @@ Outcome judge_ending(const DriverRun& run, const SandboxSettings& sandbox) {
         return {Status::crashed, fmt::format("the program died of {} outside a kernel call (before main, or after a kernel "
                                              "corrupted the driver's memory): check constructors and out-of-bounds writes",
                                              signal_name(f.signal))};
-    // Quoted for the instructor, never read: the host shares the stream it is on.
+    // Quoted for the instructor, never read: the driver's own last words, before what
+    // kernels.c printed.
     return {Status::internal_error, fmt::format("the driver exited with status {} without a report; its output ended "
                                                 "\"{}\"",
-                                                f.exit_code, last_line_containing(f.output, ""))};
+                                                f.exit_code,
+                                                last_line_containing(std::string(before_host_printed(f.output)), ""))};
 }
 
 Status status_of_failure(const std::string& kind, const std::string& error) {
@@ -142,9 +145,9 @@ Trial judge(const DriverRun& run, const SandboxSettings& sandbox, Basis basis) {
             std::string text = error.is_string() ? error.get<std::string>() : kind;
             Status status = status_of_failure(kind, text);
             if (status == Status::out_of_memory) {
-                std::string line = last_line_containing(run.finished.output, "perflab-grader:");
+                const auto refused = refused_allocation(run.finished.output);
                 text = fmt::format("{}: allocations beyond the {} MiB limit are refused, allocate less",
-                                   line.empty() ? "an allocation was refused" : line.substr(line.find(':') + 2),
+                                   refused ? *refused + " refused: out of memory" : "an allocation was refused",
                                    sandbox.memory_bytes >> 20);
             }
             if (!first_failure) first_failure = Outcome{status, fmt::format("{}(): {}", name, text)};

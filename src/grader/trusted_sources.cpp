@@ -1,6 +1,8 @@
 #include "trusted_sources.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <regex>
 
 namespace perflab::grader {
 namespace {
@@ -13,6 +15,15 @@ std::vector<std::string> alloc_guard_link_flags() {
     std::vector<std::string> flags;
     for (const char* name : kWrapped) flags.push_back(fmt::format("-Wl,--wrap={}", name));
     return flags;
+}
+
+std::optional<std::string> refused_allocation(const std::string& output) {
+    std::optional<std::string> found;
+    static const std::regex line(R"(perflab-grader: ([a-z_]+)\(([0-9]{1,20})\) refused: out of memory)");
+    for (auto it = std::sregex_iterator(output.begin(), output.end(), line); it != std::sregex_iterator(); ++it)
+        if (std::find(std::begin(kWrapped), std::end(kWrapped), (*it)[1].str()) != std::end(kWrapped))
+            found = fmt::format("{}({})", (*it)[1].str(), (*it)[2].str());
+    return found;
 }
 
 // Without the guard a refused malloc returns NULL and the kernel's first store

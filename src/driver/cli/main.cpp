@@ -24,6 +24,7 @@
 #include "driver/core/baseline.hpp"
 #include "driver/core/build_state.hpp"
 #include "driver/core/cache_clear.hpp"
+#include "driver/core/host_output.hpp"
 #include "driver/core/hosts.hpp"
 #include "driver/core/input_generator.hpp"
 #include "driver/core/plan.hpp"
@@ -37,6 +38,7 @@
 #include "driver/model/model_run.hpp"
 #include "driver/report/compare.hpp"
 #include "driver/report/compare_reporter.hpp"
+#include "driver/report/host_printed.hpp"
 #include "driver/report/html.hpp"
 #include "driver/report/report.hpp"
 #include "options.hpp"
@@ -73,7 +75,7 @@ std::pair<HostLaunch, HostLaunch> host_launches(const Options& opt) {
     // must not fail a host that a loaded machine starts slowly (bubblewrap, seccomp).
     student.start_seconds = std::max(opt.timeout_seconds, kHostStartFloorSeconds);
     student.untrusted = true;
-    student.stdout_to_stderr = opt.autograder || (opt.json_path && *opt.json_path == "-");
+    student.output = std::make_shared<HostOutput>();
     for (HostLaunch* l : {&student, &reference}) {
         if (access(l->executable.c_str(), X_OK) != 0)
             throw HostError(fmt::format("no kernel host at '{}': run make, which builds it from kernels.c", l->executable));
@@ -111,6 +113,7 @@ struct Session {
     const Options& opt;
     const char* argv0;
     Pinning pin;
+    std::shared_ptr<HostOutput> host_output;  // what kernels.c prints, whichever host start printed it
     std::optional<KernelHosts> hosts;
     Registry registry;
     StudentFile student;
@@ -170,6 +173,7 @@ std::optional<int> prepare(Session& s) {
 
     try {
         auto [student_launch, reference_launch] = host_launches(opt);
+        s.host_output = student_launch.output;
         s.hosts.emplace(student_launch, reference_launch);
         const HostRegistration& registration = s.hosts->student_registration();
         s.registry = Registry(registration);
@@ -180,12 +184,14 @@ std::optional<int> prepare(Session& s) {
     } catch (const HostStartError& e) {
         fail(argv0, e.what());
         // The grader learns how the kernels file failed from the report channel, which
-        // the host cannot reach, never from the text the host shares stderr with.
+        // the host cannot reach, never from what the host printed (on its own pipe).
         if (opt.json_path) {
             const char* status = e.timed_out ? "timeout" : e.signal == SIGSYS ? "forbidden" : "crashed";
             try {
                 write_file_atomically(*opt.json_path,
-                                      nlohmann::json{{"host_failure", {{"status", status}, {"reason", e.what()}}}}.dump());
+                                      nlohmann::json{{"host_failure", {{"status", status}, {"reason", e.what()}}},
+                                                     {"host_output", host_printed_json(s.host_output->printed())}}
+                                          .dump());
             } catch (const std::exception& w) {
                 fail(argv0, w.what());
             }
@@ -427,6 +433,7 @@ int run_mode(Session& s) {
     }
     s.run.interference = interference.stop(our_tasks);
     score_run(s.run, s.policy);
+    s.run.host_printed = s.host_output->printed();
     try {
         reports.finish(s.run);
     } catch (const std::exception& e) {
@@ -435,15 +442,25 @@ int run_mode(Session& s) {
     return 0;
 }
 
-int run_driver(int argc, char** argv) {
-    ParseOutcome parsed = parse_options(argc, argv);
-    if (!parsed.options) return parsed.exit_code;
-    Session s{*parsed.options, argv[0]};
+int run_session(Session& s) {
     if (auto status = prepare(s)) return *status;
     if (s.opt.check_options) return 0;
     if (s.opt.calibrate) return calibrate_mode(s);
     if (s.opt.explain) return explain_mode(s);
     return run_mode(s);
+}
+
+int run_driver(int argc, char** argv) {
+    ParseOutcome parsed = parse_options(argc, argv);
+    if (!parsed.options) return parsed.exit_code;
+    Session s{*parsed.options, argv[0]};
+    const int status = run_session(s);
+    // What kernels.c printed comes last, after the hosts have quit (what their
+    // destructors print included), apart from everything the driver said.
+    s.hosts.reset();
+    std::fflush(stdout);
+    if (s.host_output) std::fputs(host_printed_text(s.host_output->printed()).c_str(), stderr);
+    return status;
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "common/proc_stat.hpp"
+#include "driver/core/host_output.hpp"
 #include "common/untrusted_text.hpp"
 #include "common/utf8.hpp"
 #include "defs.h"
@@ -157,7 +158,10 @@ void KernelHost::spawn() {
         close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
         fcntl(control_fd_, F_SETFD, 0);
         fcntl(host_end.fd, F_SETFD, 0);
-        if (launch_.stdout_to_stderr) dup2(2, 1);
+        if (launch_.output) {
+            dup2(launch_.output->write_fd(), 1);
+            dup2(launch_.output->write_fd(), 2);
+        }
         if (boxed) {
             fcntl(info[1], F_SETFD, 0);
             for (int fd : boxed->inherited_fds) fcntl(fd, F_SETFD, 0);

@@ -29,6 +29,8 @@ struct perflab_host_control;
 
 namespace perflab {
 
+class HostOutput;
+
 // A host that cannot be started or stopped answering: one line, cause and remedy.
 struct HostError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -59,9 +61,10 @@ struct HostLaunch {
     // host's control block is added to what it keeps. None: run it as it is.
     std::optional<SandboxSpec> sandbox;
     unsigned start_seconds = 30;  // for the host's constructors and registration
-    // What kernels.c prints goes to stderr: this process's stdout is a report (the
-    // JSON of --json -, the bestscores line of -g) that no kernel may add to.
-    bool stdout_to_stderr = false;
+    // Where the host's stdout and stderr go, for every start of it: a kernels file's
+    // prints are its own, shown apart from the driver's messages and reports (none:
+    // the driver's own hosts, which print nothing, keep the driver's streams).
+    std::shared_ptr<HostOutput> output{};
     // It runs a kernels file: its failures outside a call are HostDied, not HostError.
     bool untrusted = false;
 };

@@ -1,6 +1,7 @@
 // What a run measured: the one structure the runner fills and every report reads.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -107,6 +108,14 @@ struct RunConfig {
     std::string policy_source;
 };
 
+// What the student's kernels file printed (its host's stdout and stderr, every start
+// of it), made visible (untrusted_text.hpp): its output, never the driver's.
+struct HostPrinted {
+    std::string text;         // its last bytes (HostOutput::kKeptBytes at most), made visible
+    std::uint64_t bytes = 0;  // all it printed
+    bool cut = false;         // `text` is only the end of it
+};
+
 struct RunResult {
     std::optional<Team> team;  // absent when the team check was skipped
     MachineInfo machine;
@@ -125,6 +134,7 @@ struct RunResult {
     // --cpu chose, or there was one), and what other tasks took from the run meanwhile.
     std::vector<CpuBusyness> cpus_before;
     std::optional<InterferenceMeter::Reading> interference;
+    std::optional<HostPrinted> host_printed;  // absent: kernels.c printed nothing
     const KernelResult* find(Kernel k) const;
 };
 

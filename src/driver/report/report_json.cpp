@@ -2,6 +2,7 @@
 
 #include "common/atomic_file.hpp"
 #include "driver/cli/options.hpp"
+#include "host_printed.hpp"
 #include "machine_load.hpp"
 #include "report.hpp"
 
@@ -169,6 +170,7 @@ std::string json_report(const RunResult& run) {
         {"model_unavailable", optional_string(run.model_unavailable)},
         {"total_points", run.total_points ? json(*run.total_points) : json(nullptr)},
         {"machine_load", machine_load_json(run)},
+        {"host_output", host_printed_json(run.host_printed)},
     };
     // Descriptions are the student's bytes: keep valid UTF-8 intact and replace
     // only what is not UTF-8 rather than fail the whole report.
