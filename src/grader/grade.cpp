@@ -18,17 +18,21 @@ namespace {
 // Paths as the student knows them: kernels.c, not the grader's scratch copy of it (a
 // compiler names it in every message), and any other file of the grader's by its name
 // alone: the student has neither.
-std::string relative_to_handin(std::string text, const std::string& work_dir) {
+std::string relative_to_handin(std::string text, const std::string& work_dir, const std::string& install_dir) {
     const std::string src = HandinDirs::src_of(work_dir) + "/";
     for (auto at = text.find(src); at != std::string::npos; at = text.find(src, at)) text.erase(at, src.size());
-    const std::string scratch = fs::path(work_dir).parent_path().string();
-    if (scratch.empty()) return text;
-    for (auto at = text.find(scratch); at != std::string::npos; at = text.find(scratch, at)) {
-        auto end = text.find_first_of(" \t\n'\":,;()", at);
-        if (end == std::string::npos) end = text.size();
-        const std::string name = fs::path(text.substr(at, end - at)).filename().string();
-        text.replace(at, end - at, name);
-        at += name.size();
+    // The grader's scratch directory and its install directory (the driver names
+    // itself by its path in its messages).
+    for (std::string dir : {fs::path(work_dir).parent_path().string(), fs::absolute(install_dir).string()}) {
+        if (dir.empty() || dir == "/") continue;
+        if (dir.back() != '/') dir += '/';
+        for (auto at = text.find(dir); at != std::string::npos; at = text.find(dir, at)) {
+            auto end = text.find_first_of(" \t\n'\":,;()", at);
+            if (end == std::string::npos) end = text.size();
+            const std::string name = fs::path(text.substr(at, end - at)).filename().string();
+            text.replace(at, end - at, name);
+            at += name.size();
+        }
     }
     return text;
 }
@@ -46,8 +50,8 @@ std::string trial_speedups(const TrialSet& set) {
 // hand-in wrote (compiler output, what its program printed), made visible, with
 // paths as the student knows them.
 Graded finished(Record r, const std::string& body, std::optional<nlohmann::json> report, const std::string& work_dir,
-                const std::string& trials = "") {
-    r.reason = visible_line(relative_to_handin(r.reason, work_dir));
+                const std::string& install_dir, const std::string& trials = "") {
+    r.reason = visible_line(relative_to_handin(r.reason, work_dir, install_dir));
     std::string text = fmt::format("perflab grader: {}\nstatus: {}\nreason: {}\n", visible_line(r.id), status_id(r.status),
                                    r.reason);
     if (r.status == Status::ok || r.rotate_points > 0 || r.smooth_points > 0)
@@ -55,7 +59,7 @@ Graded finished(Record r, const std::string& body, std::optional<nlohmann::json>
                             r.total);
     text += trials;
     if (!body.empty())
-        text += "\n" + visible_text(relative_to_handin(body, work_dir)) + (body.back() == '\n' ? "" : "\n");
+        text += "\n" + visible_text(relative_to_handin(body, work_dir, install_dir)) + (body.back() == '\n' ? "" : "\n");
     return {std::move(r), std::move(text), std::move(report)};
 }
 
@@ -79,7 +83,7 @@ HandinGrading::HandinGrading(const Handin& handin, const GradeSettings& settings
     } catch (const HandinError& e) {
         r.status = Status::unusable;
         r.reason = e.what();
-        ended_ = finished(r, "", std::nullopt, work_dir_);
+        ended_ = finished(r, "", std::nullopt, work_dir_, settings_.layout.root);
         return;
     }
     try {
@@ -88,7 +92,7 @@ HandinGrading::HandinGrading(const Handin& handin, const GradeSettings& settings
         if (built.failure) {
             r.status = built.failure->status;
             r.reason = built.failure->reason;
-            ended_ = finished(r, built.log, std::nullopt, work_dir_);
+            ended_ = finished(r, built.log, std::nullopt, work_dir_, settings_.layout.root);
             return;
         }
         driver_ = driver_command(settings.layout, built.host);
@@ -115,7 +119,7 @@ void HandinGrading::fail_internally(const std::exception& e) {
     Record r = record_;
     r.status = Status::internal_error;
     r.reason = std::string(e.what()) + " (not the hand-in's fault: run the batch again once fixed, which regrades it)";
-    ended_ = finished(r, log_, std::nullopt, work_dir_);
+    ended_ = finished(r, log_, std::nullopt, work_dir_, settings_.layout.root);
 }
 
 bool HandinGrading::wants_trial() const {
@@ -171,7 +175,7 @@ Graded HandinGrading::finish() {
                             : fmt::format("; {}'s trials spread more than {:.0f}%", kernel_name(k), 100 * kTrialAgreement);
     }
     // The model's one trial is the grade: no median to show the trials of.
-    return finished(r, set_.last_output, set_.last_report, work_dir_,
+    return finished(r, set_.last_output, set_.last_report, work_dir_, settings_.layout.root,
                     r.basis == Basis::model ? std::string() : trial_speedups(set_));
 }
 
