@@ -414,7 +414,12 @@ void SlurmBatch::write_batch_json() {
     std::vector<NodeBaseline> baselines;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(files_.baselines_dir(), ec)) {
-        json j = json::parse(read_text_file(e.path().string(), "baseline summary"), nullptr, false);
+        // A task writes its summary as NAME.json.tmp.PID and renames it: a listing can
+        // hold the temporary name, gone by the time it is read.
+        if (e.path().extension() != ".json") continue;
+        const std::optional<std::string> text = read_file(e.path().string());
+        if (!text) continue;
+        json j = json::parse(*text, nullptr, false);
         if (j.is_discarded()) continue;
         NodeBaseline nb{j.value("node", ""), j.value("file", ""), j.value("task", ""), j.value("measured_on", ""), {}, {}};
         for (auto& [dim, cpe] : j["rotate_cpe"].items()) nb.rotate[std::stoi(dim)] = cpe.get<double>();
