@@ -23,7 +23,8 @@ std::string relative_to_handin(std::string text, const std::string& work_dir, co
     for (auto at = text.find(src); at != std::string::npos; at = text.find(src, at)) text.erase(at, src.size());
     // The grader's scratch directory and its install directory (the driver names
     // itself by its path in its messages).
-    for (std::string dir : {fs::path(work_dir).parent_path().string(), fs::absolute(install_dir).string()}) {
+    for (std::string dir : {fs::path(work_dir).parent_path().string(),
+                            install_dir.empty() ? std::string() : fs::absolute(install_dir).string()}) {
         if (dir.empty() || dir == "/") continue;
         if (dir.back() != '/') dir += '/';
         for (auto at = text.find(dir); at != std::string::npos; at = text.find(dir, at)) {
