@@ -30,6 +30,7 @@
 #include "driver/evidence/simulation.hpp"
 #include "driver/core/scoring.hpp"
 #include "driver/report/report.hpp"
+#include "text_report.hpp"
 #include "common/statistics.hpp"
 
 using namespace perflab;
@@ -517,24 +518,6 @@ TEST_CASE("a call's reads take the first word of the pixels on every page they l
     CHECK(perflab_host_first_words(pixels.data(), pixels.size(), 0, 4096) == 0x50001);
 }
 
-namespace {
-
-// What the text report prints for one kernel with one variant.
-std::string text_report(const KernelResult& k, const VariantResult& v) {
-    char* text = nullptr;
-    std::size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    REQUIRE(out);
-    TextReporter report(out, {});
-    report.kernel_started(k);
-    report.variant_done(k, v);
-    std::fclose(out);
-    std::string printed(text, size);
-    std::free(text);
-    return printed;
-}
-
-}  // namespace
 
 TEST_CASE("the text report gives no memcpy ratio where a figure still holds the call's cost", "[driver][report]") {
     auto dim = [](int d, double cpe, bool resolved) {
@@ -551,7 +534,7 @@ TEST_CASE("the text report gives no memcpy ratio where a figure still holds the 
     VariantResult v;
     v.name = "rotate: blocked";
     v.dims = {dim(64, 1.5, true), dim(128, 1.2, true)};
-    const std::string printed = text_report(k, v);
+    const std::string printed = perflab::test::text_report(k, v);
     INFO(printed);
     CHECK(printed.find("memcpy CPEs\t5.00*\t0.20\n") != std::string::npos);
     CHECK(printed.find("x memcpy\t-\t6.0\n") != std::string::npos);  // never 0.3 at 64: faster than a copy
@@ -574,7 +557,7 @@ TEST_CASE("the text report says when only a speedup kept the call's cost", "[dri
     v.name = "rotate: blocked";
     v.dims = {small, large};
     v.mean_speedup = 1.12;
-    const std::string printed = text_report(k, v);
+    const std::string printed = perflab::test::text_report(k, v);
     INFO(printed);
     CHECK(printed.find("Your CPEs\t0.9*\t1.0\n") != std::string::npos);
     // The speedup is as unsure as its CPE, and so is the mean over it.

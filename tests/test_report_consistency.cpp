@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "driver/report/report.hpp"
+#include "text_report.hpp"
 #include "harness.hpp"
 
 using namespace perflab::test;
@@ -113,20 +114,6 @@ std::vector<std::string> json_inconsistencies(const json& r) {
     return problems;
 }
 
-std::string text_of(const perflab::KernelResult& k, const perflab::VariantResult& v) {
-    char* text = nullptr;
-    std::size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    REQUIRE(out);
-    perflab::TextReporter report(out, {});
-    report.kernel_started(k);
-    report.variant_done(k, v);
-    std::fclose(out);
-    std::string printed(text, size);
-    std::free(text);
-    return printed;
-}
-
 }  // namespace
 
 TEST_CASE("the consistency check finds a speedup its CPEs do not divide to", "[report]") {
@@ -144,7 +131,7 @@ TEST_CASE("the consistency check finds a speedup its CPEs do not divide to", "[r
               .size() == 1);
     // The report shows the typical pair the speedup stands for: it divides.
     v.dims[0].typical_cpe = 1.9, v.dims[0].typical_baseline_cpe = 1.9 * 1.1;
-    const std::string printed = text_of(k, v);
+    const std::string printed = perflab::test::text_report(k, v);
     INFO(printed);
     CHECK(printed.find("Your paired\t1.9\n") != std::string::npos);
     CHECK(printed.find("Baseline paired\t2.1\n") != std::string::npos);
